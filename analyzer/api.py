@@ -1,0 +1,139 @@
+"""The Python API behind the CLI: run, exact, compare, write a run folder."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numba
+
+from analyzer import outputs, plots
+from analyzer.errors import ScenarioError
+from analyzer.runner import (PointResult, exact_point, paired_summary, prepare_point,
+                             simulate_point, stream_key, summarize)
+from analyzer.scenario import Scenario
+from analyzer.stats import MetricSummary
+
+ProgressFactory = Callable[[str, int], Callable[[int], None]]
+
+
+@dataclass
+class RunOutput:
+    scenario: Scenario
+    results: list[PointResult]
+    summary: dict
+    run_dir: Path | None
+    wall_seconds: float
+
+
+def set_threads(threads: int | None) -> int:
+    if threads is not None:
+        if threads < 1 or threads > numba.config.NUMBA_NUM_THREADS:
+            raise ValueError(f"--threads: got {threads}; allowed 1..{numba.config.NUMBA_NUM_THREADS}")
+        numba.set_num_threads(threads)
+    return numba.get_num_threads()
+
+
+def _planned_trials(scenario: Scenario) -> int:
+    from analyzer.runner import DEFAULT_MAX_TRIALS
+    spec = scenario.spec
+    per_point = spec.trials if spec.precision is None else (spec.max_trials or DEFAULT_MAX_TRIALS)
+    return per_point * len(scenario.points)
+
+
+def run(scenario: Scenario, *, progress: ProgressFactory | None = None) -> list[PointResult]:
+    """Monte-Carlo every sweep point (all points are compiled first: errors come early)."""
+    prepared = [prepare_point(scenario, p) for p in scenario.points]
+    tick = progress(scenario.name, _planned_trials(scenario)) if progress else None
+    results = []
+    for point, prep in zip(scenario.points, prepared):
+        t0 = time.perf_counter()
+        acc, _, _ = simulate_point(scenario, point, prep, on_progress=tick)
+        results.append(summarize(point, prep, acc, time.perf_counter() - t0))
+    return results
+
+
+def exact(scenario: Scenario) -> list[PointResult]:
+    if not scenario.question.supports_exact:
+        raise ScenarioError(str(scenario.path), "question",
+                            f"{scenario.spec.game}/{scenario.spec.question} has no exact mode "
+                            f"(stateful or too large to enumerate); use 'analyzer run'")
+    out = []
+    for point in scenario.points:
+        prep = prepare_point(scenario, point)
+        if prep.exact is None:
+            raise ScenarioError(str(scenario.path), "params", "no exact answer for these parameters "
+                                "(see 'analyzer list' for what exact mode covers)")
+        out.append(exact_point(point, prep))
+    return out
+
+
+def write_run(scenario: Scenario, results: list[PointResult], out_root: Path, *, mode: str,
+              threads: int, wall_seconds: float, formats: tuple[str, ...] = ("png",)) -> tuple[Path, dict]:
+    """Write the run folder atomically; returns (folder, summary dict)."""
+    summary = outputs.summary_dict(scenario, results, mode)
+    tmp, final = outputs.new_run_dir(Path(out_root), scenario.name, scenario.digest)
+    try:
+        outputs.write_parquet(outputs.points_table(results), tmp / "points.parquet")
+        outputs.write_parquet(outputs.distributions_table(results), tmp / "distributions.parquet")
+        outputs.write_json(summary, tmp / "summary.json")
+        outputs.write_json(outputs.manifest_dict(scenario, results, threads=threads,
+                                                 wall_seconds=wall_seconds, mode=mode), tmp / "manifest.json")
+        metrics = results[0].metrics
+        outputs.write_json({
+            "scenario": scenario.name, "game": scenario.spec.game, "question": scenario.spec.question,
+            "seed": scenario.spec.seed, "mode": mode, "swept": list(scenario.spec.sweep),
+            "primary_metric": scenario.question.primary_metric,
+            "metrics": [{"name": m.name, "label": m.label, "kind": m.kind, "distribution": m.distribution}
+                        for m in metrics],
+            "placeholders": summary["placeholders"], "plots": scenario.spec.plots,
+        }, tmp / "plotmeta.json")
+        plots.render(tmp, formats, scenario.question)
+        return outputs.commit_run_dir(tmp, final), summary
+    except BaseException:
+        outputs.discard_run_dir(tmp)
+        raise
+
+
+@dataclass
+class Comparison:
+    a: Scenario
+    b: Scenario
+    points: list[dict]  # per point: params a/b, metrics {name: {"a":..., "b":..., "diff":...}}
+
+
+def compare(a: Scenario, b: Scenario, *, progress: ProgressFactory | None = None) -> Comparison:
+    """Run A and B on common random numbers (the same streams chunk by chunk)."""
+    if (a.spec.game, a.spec.question) != (b.spec.game, b.spec.question):
+        raise ScenarioError(str(b.path), "question", f"compare needs the same game and question: "
+                            f"{a.spec.game}/{a.spec.question} vs {b.spec.game}/{b.spec.question}")
+    if len(a.points) != len(b.points):
+        raise ScenarioError(str(b.path), "sweep", f"compare needs sweeps of equal size: "
+                            f"{len(a.points)} points vs {len(b.points)}")
+    if a.spec.precision is not None or b.spec.precision is not None:
+        raise ScenarioError(str(a.path), "precision", "compare runs a fixed trial count; use --trials")
+    b.spec.seed = a.spec.seed
+    b.spec.trials = a.spec.trials
+    tick = progress(f"{a.name} vs {b.name}", 2 * _planned_trials(a)) if progress else None
+    out = []
+    for pa, pb in zip(a.points, b.points):
+        prep_a, prep_b = prepare_point(a, pa), prepare_point(b, pb)
+        names_a = [m.name for m in prep_a.metrics]
+        if names_a != [m.name for m in prep_b.metrics]:
+            raise ScenarioError(str(b.path), "params", "A and B produce different metrics; compare "
+                                "needs the same metric list")
+        key = stream_key("compare", a.spec.game, a.spec.question, pa.index)
+        acc_a, paired, acc_b = simulate_point(
+            a, pa, prep_a, key=key, paired_with=prep_b,
+            on_progress=(lambda n: tick(2 * n)) if tick else None)
+        ra = summarize(pa, prep_a, acc_a)
+        rb = summarize(pb, prep_b, acc_b)
+        diffs: dict[str, MetricSummary] = paired_summary(paired, prep_a.metrics)
+        out.append({
+            "point": pa.index, "swept_a": pa.swept, "swept_b": pb.swept, "trials": acc_a.trials,
+            "metrics": {n: {"a": ra.summaries[n].as_dict(), "b": rb.summaries[n].as_dict(),
+                            "diff_b_minus_a": diffs[n].as_dict()} for n in names_a},
+            "placeholders": outputs.unique_placeholders([ra, rb]),
+        })
+    return Comparison(a, b, out)

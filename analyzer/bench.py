@@ -1,0 +1,107 @@
+"""Benchmarks: every figure is measured in the same run and printed with its ratio.
+
+Timed tests are not used for performance claims; these functions are (``analyzer bench``).
+Each kernel is called once on a small input first so compilation is not timed.
+"""
+from __future__ import annotations
+
+import time
+
+import numba
+import numpy as np
+
+from analyzer import dice
+from analyzer.runner import BATCH_CHUNKS, CHUNK_TRIALS
+from kernels import dice as k
+
+
+#: name -> function(console, trials) printing its figures; games add theirs on import.
+BENCHMARKS: dict[str, "callable"] = {}
+
+
+def register_benchmark(name: str):
+    """Decorator: make ``analyzer bench NAME`` run the function ``fn(console, trials=None)``."""
+    def deco(fn):
+        BENCHMARKS[name] = fn
+        return fn
+    return deco
+
+
+def numpy_exploding_pool(n_dice: int, trials: int, rng: np.random.Generator,
+                         face_value: np.ndarray, face_explodes: np.ndarray) -> tuple[np.ndarray, int]:
+    """Vectorised numpy reference of the same rule: roll all dice, re-roll the exploding
+    faces as a new (smaller) batch until none explode. Returns (hits per trial, dice rolled)."""
+    sides = face_value.shape[0] - 1
+    faces = rng.integers(1, sides + 1, size=(trials, n_dice))
+    hits = face_value[faces].sum(axis=1)
+    rolled = faces.size
+    extra = face_explodes[faces].sum(axis=1)
+    while extra.any():
+        owners = np.repeat(np.arange(trials), extra)
+        faces = rng.integers(1, sides + 1, size=owners.shape[0])
+        rolled += faces.size
+        np.add.at(hits, owners, face_value[faces])
+        extra = np.bincount(owners[face_explodes[faces]], minlength=trials)
+    return hits, rolled
+
+
+def _time(fn, repeat: int = 5) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def bench_dice(n_dice: int = 10, trials: int = 4_000_000, console=None) -> dict:
+    """Raw draws/s, exploding-pool dice/s (kernel) and numpy dice/s, with ratios."""
+    fv, fe = dice.hit_table()
+    table = k.pool_table(fv, fe)
+    cancel = k.pool_table(*dice.CANCEL_TABLE)
+    n_chunks = -(-trials // CHUNK_TRIALS)
+    draws = trials * n_dice
+    draw_chunk = -(-draws // n_chunks)
+
+    k.raw_draws(1, 0, 0, 2, 16, 32)
+    k.pool_histogram(1, 0, 0, 2, 16, 32, n_dice, *table, 0, *cancel, 64)
+
+    t_raw = _time(lambda: k.raw_draws(1, 0, 0, n_chunks, draw_chunk, draw_chunk * n_chunks))
+    raw_per_s = draw_chunk * n_chunks / t_raw
+
+    rolled = [0]
+
+    def pool():
+        _, c = k.pool_histogram(1, 0, 0, n_chunks, CHUNK_TRIALS, trials, n_dice, *table, 0, *cancel, 128)
+        rolled[0] = int(c[:, 1].sum())
+    t_pool = _time(pool)
+    pool_per_s = rolled[0] / t_pool
+
+    np_trials = min(trials, 1_000_000)
+    np_rolled = [0]
+
+    def numpy_pool():
+        _, r = numpy_exploding_pool(n_dice, np_trials, np.random.default_rng(1), fv, fe)
+        np_rolled[0] = r
+    t_np = _time(numpy_pool)
+    np_per_s = np_rolled[0] / t_np
+
+    out = {"threads": numba.get_num_threads(), "raw_draws_per_s": raw_per_s,
+           "pool_dice_per_s": pool_per_s, "numpy_dice_per_s": np_per_s,
+           "pool_vs_raw": pool_per_s / raw_per_s, "pool_vs_numpy": pool_per_s / np_per_s}
+    lines = [
+        f"threads: {out['threads']}  pool: {n_dice} dice at 4+, 6 = 2 hits and explodes; {trials:,} trials",
+        f"raw RNG draws/s (xoshiro256**):     {raw_per_s:,.0f}",
+        f"exploding pool kernel dice/s:       {pool_per_s:,.0f}",
+        f"numpy vectorised pool dice/s:       {np_per_s:,.0f}  ({np_trials:,} trials)",
+        f"ratio pool / raw draws:             {out['pool_vs_raw']:.2f}  (target >= 0.6)",
+        f"ratio pool / numpy:                 {out['pool_vs_numpy']:.1f}  (target >= 5)",
+    ]
+    for line in lines:
+        (console.print(line, highlight=False) if console else print(line))
+    return out
+
+
+@register_benchmark("dice")
+def _bench_dice_cli(console=None, trials: int | None = None) -> dict:
+    return bench_dice(10, trials or 4_000_000, console)

@@ -1,0 +1,42 @@
+"""What ``analyzer list`` shows: games, questions, parameters, rule options."""
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from analyzer import questions
+from analyzer.scenario import _submodel
+
+
+def _params(model: type[BaseModel], prefix: str = "") -> list[dict[str, Any]]:
+    out = []
+    for name, info in model.model_fields.items():
+        path = f"{prefix}.{name}" if prefix else name
+        sub = _submodel(info.annotation)
+        extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+        default = info.get_default(call_default_factory=True)
+        if isinstance(default, BaseModel):
+            default = default.model_dump(mode="json")
+        if sub is not None and isinstance(default, dict):
+            out.extend(_params(sub, path))
+            continue
+        ann = getattr(info.annotation, "__name__", None) or str(info.annotation).replace("typing.", "")
+        out.append({"path": path, "type": ann, "default": default,
+                    "description": info.description or "",
+                    "placeholder": extra.get("placeholder")})
+    return out
+
+
+def catalog(game: str | None = None) -> dict[str, list[dict]]:
+    doc = {}
+    for g in questions.GAMES:
+        if game is not None and g != game:
+            continue
+        doc[g] = [{
+            "question": q.name, "summary": q.summary, "exact": q.supports_exact,
+            "primary_metric": q.primary_metric, "params": _params(q.Params),
+            "rule_options": [{"name": o.name, "values": list(o.values), "default": o.default,
+                              "doc": o.doc, "source": o.source} for o in q.rule_options],
+        } for q in questions.questions_of(g)]
+    return doc

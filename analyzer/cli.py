@@ -1,0 +1,299 @@
+"""``analyzer``: the command line. Thin: load, validate, call the library, write."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from analyzer import api, questions, scenario as scenario_mod
+from analyzer.errors import ScenarioError
+from analyzer.gamedata import DataError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=(
+    "Monte-Carlo balance analyzer for tabletop wargames.\n\n"
+    "Describe a question in a scenario YAML file (game, question, params, optional sweep), "
+    "then run it, compute its exact answer, or compare two scenarios. Outputs go to "
+    "results/<scenario>/<run-id>/: points.parquet, distributions.parquet, summary.json, "
+    "manifest.json and PNG plots."))
+
+err = Console(stderr=True)
+EXIT_USAGE = 2
+
+
+def _fail(message: str) -> None:
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    raise typer.Exit(EXIT_USAGE)
+
+
+def _load_all(targets: List[str], **overrides) -> list:
+    files = scenario_mod.expand_targets(targets)
+    if not files:
+        _fail(f"no scenario files found in {' '.join(targets)}")
+    loaded = []
+    for f in files:
+        try:
+            loaded.append(scenario_mod.load(f, **overrides))
+        except (ScenarioError, DataError) as e:
+            _fail(str(e))
+    return loaded
+
+
+def _progress_factory(enabled: bool):
+    if not enabled:
+        return None, None
+    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("trials"), TimeRemainingColumn(), console=err, transient=False)
+
+    def factory(name: str, total: int):
+        task = progress.add_task(name, total=total)
+        return lambda n: progress.advance(task, n)
+    return progress, factory
+
+
+def _fmt(s: dict) -> str:
+    if s["se"] == 0:
+        return f"{s['mean']:.6g}"
+    return f"{s['mean']:.4f} ± {s['se']:.4f}  [{s['ci_low']:.4f}, {s['ci_high']:.4f}]"
+
+
+def _print_summary(summary: dict, run_dir: Optional[Path]) -> None:
+    for pt in summary["points"]:
+        title = f"{summary['scenario']} ({summary['game']}/{summary['question']}, {summary['mode']})"
+        if pt["swept"]:
+            title += " · " + ", ".join(f"{k}={v}" for k, v in pt["swept"].items())
+        table = Table(title=title, title_justify="left")
+        table.add_column("metric")
+        table.add_column("mean ± se  [95% CI]" if summary["mode"] == "monte_carlo" else "exact")
+        for name, s in pt["metrics"].items():
+            table.add_row(name, _fmt(s))
+        caption = f"{pt['trials']:,} trials" if pt["trials"] else "exact"
+        if summary["placeholders"]:
+            caption += f" · {len(summary['placeholders'])} PLACEHOLDER value(s) used (not in the rule source)"
+        table.caption = caption
+        err.print(table)
+        for note in pt.get("notes", []):
+            err.print(f"  note: {note}", highlight=False)
+    if summary["placeholders"]:
+        err.print("[yellow]Placeholders used (values the rule sources do not give; replace them "
+                  "with your copy of the game):[/]")
+        for ph in summary["placeholders"][:12]:
+            note = f" — {ph['note']}" if ph.get("note") else ""
+            err.print(f"  {ph['path']} = {ph['value']!r}{note}", highlight=False)
+        if len(summary["placeholders"]) > 12:
+            err.print(f"  ... and {len(summary['placeholders']) - 12} more (summary.json)")
+    if run_dir is not None:
+        err.print(f"[green]wrote[/] {run_dir}")
+
+
+@app.command()
+def run(
+    targets: List[str] = typer.Argument(..., help="Scenario files, folders (every scenario below) or globs."),
+    trials: Optional[int] = typer.Option(None, "--trials", "-n", help="Trials per sweep point (overrides the file)."),
+    precision: Optional[float] = typer.Option(None, help="Run until the 95% CI half-width of the primary "
+                                              "metric (or precision_metric) is below this, up to max_trials."),
+    seed: Optional[int] = typer.Option(None, help="Random seed (overrides the file; default fixed and recorded)."),
+    threads: Optional[int] = typer.Option(None, help="Worker threads (results do not depend on it)."),
+    out: Path = typer.Option(Path("results"), help="Root folder for run outputs."),
+    json_out: bool = typer.Option(False, "--json", help="Print summary.json to stdout and nothing else on stdout."),
+    svg: bool = typer.Option(False, help="Also write SVG plots."),
+    force: bool = typer.Option(False, help="Allow more than 10^10 trials per point."),
+    no_progress: bool = typer.Option(False, help="Hide progress bars."),
+):
+    """Monte-Carlo every sweep point of each scenario and write a run folder per scenario."""
+    try:
+        used_threads = api.set_threads(threads)
+    except ValueError as e:
+        _fail(str(e))
+    loaded = _load_all(targets, trials=trials, precision=precision, seed=seed, force=force)
+    progress, factory = _progress_factory(not no_progress and not json_out)
+    summaries = []
+    for sc in loaded:
+        t0 = time.perf_counter()
+        try:
+            if progress:
+                with progress:
+                    results = api.run(sc, progress=factory)
+            else:
+                results = api.run(sc)
+            wall = time.perf_counter() - t0
+            run_dir, summary = api.write_run(sc, results, out, mode="monte_carlo", threads=used_threads,
+                                             wall_seconds=wall, formats=("png", "svg") if svg else ("png",))
+        except (ScenarioError, DataError) as e:
+            _fail(str(e))
+        summary["run_dir"] = str(run_dir)
+        summaries.append(summary)
+        if not json_out:
+            _print_summary(summary, run_dir)
+    if json_out:
+        typer.echo(json.dumps(summaries[0] if len(summaries) == 1 else summaries, indent=2))
+
+
+@app.command()
+def exact(
+    target: Path = typer.Argument(..., help="A scenario file."),
+    out: Path = typer.Option(Path("results"), help="Root folder for run outputs."),
+    json_out: bool = typer.Option(False, "--json", help="Print the summary JSON to stdout only."),
+    write: bool = typer.Option(True, help="Write a run folder (tables and plots) as 'run' does."),
+):
+    """Exact answer where the question supports it (same summary as 'run', se = 0).
+
+    Exits with code 2 and a message where the question has no exact mode."""
+    sc = _load_all([str(target)])[0]
+    t0 = time.perf_counter()
+    try:
+        results = api.exact(sc)
+    except ScenarioError as e:
+        _fail(str(e))
+    run_dir = None
+    if write:
+        run_dir, summary = api.write_run(sc, results, out, mode="exact", threads=1,
+                                         wall_seconds=time.perf_counter() - t0)
+        summary["run_dir"] = str(run_dir)
+    else:
+        from analyzer import outputs
+        summary = outputs.summary_dict(sc, results, "exact")
+    if json_out:
+        typer.echo(json.dumps(summary, indent=2))
+    else:
+        _print_summary(summary, run_dir)
+
+
+@app.command()
+def compare(
+    a: Path = typer.Argument(..., help="Scenario A."),
+    b: Path = typer.Argument(..., help="Scenario B (same game and question, same sweep size)."),
+    trials: Optional[int] = typer.Option(None, "--trials", "-n", help="Trials per point (default: A's)."),
+    seed: Optional[int] = typer.Option(None, help="Seed for both (default: A's)."),
+    threads: Optional[int] = typer.Option(None, help="Worker threads."),
+    json_out: bool = typer.Option(False, "--json", help="Print the comparison JSON to stdout only."),
+):
+    """Run A and B on common random numbers; report A, B and the paired difference B - A."""
+    try:
+        api.set_threads(threads)
+    except ValueError as e:
+        _fail(str(e))
+    sa = _load_all([str(a)], trials=trials, seed=seed)[0]
+    sb = _load_all([str(b)], trials=trials or sa.spec.trials, seed=seed if seed is not None else sa.spec.seed)[0]
+    progress, factory = _progress_factory(not json_out)
+    try:
+        if progress:
+            with progress:
+                cmp = api.compare(sa, sb, progress=factory)
+        else:
+            cmp = api.compare(sa, sb)
+    except ScenarioError as e:
+        _fail(str(e))
+    doc = {"a": str(a), "b": str(b), "game": sa.spec.game, "question": sa.spec.question,
+           "seed": sa.spec.seed, "points": cmp.points}
+    if json_out:
+        typer.echo(json.dumps(doc, indent=2, default=str))
+        return
+    for pt in cmp.points:
+        table = Table(title=f"{sa.name} (A) vs {sb.name} (B), common random numbers, {pt['trials']:,} trials",
+                      title_justify="left")
+        for col in ("metric", "A", "B", "B - A  [95% CI]"):
+            table.add_column(col)
+        for name, m in pt["metrics"].items():
+            d = m["diff_b_minus_a"]
+            table.add_row(name, f"{m['a']['mean']:.4f}", f"{m['b']['mean']:.4f}",
+                          f"{d['mean']:+.4f}  [{d['ci_low']:+.4f}, {d['ci_high']:+.4f}]")
+        err.print(table)
+
+
+@app.command()
+def validate(targets: List[str] = typer.Argument(..., help="Scenario files, folders or globs.")):
+    """Check scenario files without running them (exit code 2 on the first error)."""
+    loaded = _load_all(targets)
+    for sc in loaded:
+        try:
+            for p in sc.points:
+                api.prepare_point(sc, p)
+        except (ScenarioError, DataError) as e:
+            _fail(str(e))
+        err.print(f"[green]ok[/] {sc.path} ({sc.spec.game}/{sc.spec.question}, {len(sc.points)} point(s))")
+
+
+@app.command("list")
+def list_(
+    game: Optional[str] = typer.Argument(None, help="Only this game."),
+    json_out: bool = typer.Option(False, "--json", help="Machine-readable listing on stdout."),
+):
+    """Games, questions, parameters (types, defaults, placeholder defaults), rule options, metrics."""
+    from analyzer.catalog import catalog
+    doc = catalog(game)
+    if game is not None and not doc:
+        from analyzer.errors import suggest
+        _fail(f"game: unknown game {game!r}{suggest(game, questions.GAMES)}; "
+              f"allowed: {', '.join(questions.games_with_questions())}")
+    if json_out:
+        typer.echo(json.dumps(doc, indent=2, default=str))
+        return
+    for g, qs in doc.items():
+        err.print(f"[bold]{g}[/]")
+        if not qs:
+            err.print("  (no questions yet: planned)")
+        for q in qs:
+            err.print(f"  [cyan]{q['question']}[/] — {q['summary']}" + (" [exact mode]" if q["exact"] else ""))
+            for p in q["params"]:
+                ph = "  [yellow]PLACEHOLDER default[/]" if p.get("placeholder") else ""
+                err.print(f"      {p['path']}: {p['type']} = {p['default']!r}{ph}  {p.get('description', '')}",
+                          highlight=False)
+            for o in q["rule_options"]:
+                err.print(f"      rules.{o['name']}: {' | '.join(o['values'])} (default {o['default']}) {o['doc']}",
+                          highlight=False)
+
+
+@app.command()
+def plot(
+    run_dir: Path = typer.Argument(..., help="A run folder written by 'analyzer run' or 'exact'."),
+    svg: bool = typer.Option(False, help="Also write SVG."),
+):
+    """Re-render the plots of a run folder from its parquet tables."""
+    from analyzer.plots import PlotError, render
+    if not (run_dir / "points.parquet").is_file() or not (run_dir / "plotmeta.json").is_file():
+        _fail(f"{run_dir}: not a run folder (needs points.parquet and plotmeta.json)")
+    try:
+        written = render(run_dir, ("png", "svg") if svg else ("png",))
+    except PlotError as e:
+        _fail(f"{run_dir}: {e}")
+    for p in written:
+        err.print(f"[green]wrote[/] {p}")
+
+
+@app.command()
+def bench(
+    name: str = typer.Argument(..., help="Benchmark name ('analyzer bench list' shows them)."),
+    trials: Optional[int] = typer.Option(None, "--trials", "-n", help="Trials (default per benchmark)."),
+    threads: Optional[int] = typer.Option(None, help="Worker threads."),
+):
+    """Run a benchmark that prints kernel figures and their ratios against a reference,
+    all measured in the same run (e.g. 'dice': raw RNG vs exploding pool vs numpy)."""
+    from analyzer.bench import BENCHMARKS
+    questions.load_games()
+    if name == "list":
+        for n in sorted(BENCHMARKS):
+            err.print(n)
+        return
+    if name not in BENCHMARKS:
+        from analyzer.errors import suggest
+        _fail(f"bench: unknown benchmark {name!r}{suggest(name, BENCHMARKS)}; allowed: {', '.join(sorted(BENCHMARKS))}")
+    try:
+        api.set_threads(threads)
+    except ValueError as e:
+        _fail(str(e))
+    BENCHMARKS[name](err, trials)
+
+
+def main() -> None:  # entry point
+    app()
+
+
+if __name__ == "__main__":
+    main()

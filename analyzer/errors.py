@@ -1,0 +1,25 @@
+"""User-facing errors: one line naming the file, the field, the value and what is allowed."""
+from __future__ import annotations
+
+import difflib
+from typing import Any, Iterable
+
+
+class ScenarioError(ValueError):
+    """A scenario cannot run as written. ``str()`` is the one line shown to the user."""
+
+    def __init__(self, file: str, path: str, message: str):
+        self.file, self.path, self.message = str(file), path, message
+        where = f"{self.file}: {path}: " if path else f"{self.file}: "
+        super().__init__(where + message)
+
+
+def suggest(word: str, choices: Iterable[str]) -> str:
+    """' (did you mean 'x'?)' when a close match exists, else ''."""
+    match = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" (did you mean {match[0]!r}?)" if match else ""
+
+
+def show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

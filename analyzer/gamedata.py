@@ -1,0 +1,90 @@
+"""Game data files and labelled placeholders.
+
+Rule values the sources do not give are data, never constants in code. In YAML a value
+is written plainly when the source gives it, ``{ph: VALUE, note: "..."}`` when it is a
+placeholder, and ``{ex: VALUE}`` when it is derived from a worked example in the source.
+:func:`unwrap` replaces the wrappers by their values and records every placeholder it
+met, so outputs can list them and ``strict: true`` can refuse them.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+_WRAPPER_KEYS = ({"ph"}, {"ph", "note"}, {"ex"}, {"ex", "note"})
+
+
+@dataclass(frozen=True)
+class Placeholder:
+    """A value used in a run that the rule source does not give."""
+
+    path: str
+    value: Any
+    note: str = ""
+    source: str = ""  # file it came from, or "default" for a parameter default
+
+    def as_dict(self) -> dict:
+        return {"path": self.path, "value": self.value, "note": self.note, "source": self.source}
+
+    def __str__(self) -> str:
+        where = f" ({self.source})" if self.source else ""
+        note = f": {self.note}" if self.note else ""
+        return f"{self.path} = {self.value!r}{where}{note}"
+
+
+def is_wrapper(obj: Any) -> bool:
+    return isinstance(obj, dict) and set(obj) in _WRAPPER_KEYS
+
+
+def unwrap(obj: Any, path: str = "", source: str = "",
+           found: list[Placeholder] | None = None) -> tuple[Any, list[Placeholder]]:
+    """Strip ``{ph: ..}`` / ``{ex: ..}`` wrappers; return (plain data, placeholders met)."""
+    found = [] if found is None else found
+    if is_wrapper(obj):
+        if "ph" in obj:
+            value, _ = unwrap(obj["ph"], path, source, [])
+            found.append(Placeholder(path, value, str(obj.get("note", "")), source))
+            return value, found
+        value, _ = unwrap(obj["ex"], path, source, found)
+        return value, found
+    if isinstance(obj, dict):
+        out = {}
+        for k, v in obj.items():
+            out[k], _ = unwrap(v, f"{path}.{k}" if path else str(k), source, found)
+        return out, found
+    if isinstance(obj, list):
+        return [unwrap(v, f"{path}[{i}]", source, found)[0] for i, v in enumerate(obj)], found
+    return obj, found
+
+
+class DataError(ValueError):
+    """A game data file is missing or malformed (message names file and field)."""
+
+
+def read_yaml(path: Path) -> Any:
+    """``yaml.safe_load`` a file (never constructs Python objects)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as e:
+        raise DataError(f"{path}: cannot read file: {e.strerror}") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise DataError(f"{path}:{where}: malformed YAML: {problem}") from None
+
+
+def load_data(path: Path, prefix: str = "") -> tuple[Any, list[Placeholder]]:
+    """Load a game data YAML file and unwrap it; placeholders carry the file name."""
+    raw = read_yaml(path)
+    return unwrap(raw, prefix, source=str(path))
+
+
+def file_digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

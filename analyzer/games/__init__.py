@@ -1,0 +1,1 @@
+"""Game modules. Each registers its questions with :func:`analyzer.questions.register`."""

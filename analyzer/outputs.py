@@ -1,0 +1,167 @@
+"""Run outputs: tidy tables, summary JSON, manifest, written atomically.
+
+A run folder ``results/<scenario>/<run-id>/`` holds ``points.parquet`` (one row per sweep
+point), ``distributions.parquet`` (long format: point, metric, value, probability),
+``summary.json`` (what ``--json`` prints), ``manifest.json`` (provenance) and plots. The
+folder is built under a temporary name and renamed into place at the end, so a failed or
+interrupted run leaves no partial output.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import os
+import platform
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analyzer import __version__
+from analyzer.runner import CHUNK_TRIALS, PointResult
+
+SUMMARY_STATS = ("mean", "se", "ci_low", "ci_high")
+
+
+def _json_value(v: Any) -> Any:
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating,)):
+        return float(v)
+    if isinstance(v, np.ndarray):
+        return [_json_value(x) for x in v.tolist()]
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if isinstance(v, (list, tuple)):
+        return [_json_value(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _json_value(x) for k, x in v.items()}
+    return v
+
+
+def _column_value(v: Any) -> Any:
+    """Swept values become parquet columns: scalars as they are, anything else as JSON."""
+    if isinstance(v, (bool, int, float, str)) or v is None:
+        return v
+    return json.dumps(v, sort_keys=True)
+
+
+def unique_placeholders(results: list[PointResult]) -> list[dict]:
+    seen, out = set(), []
+    for r in results:
+        for ph in r.placeholders:
+            key = (ph.path, ph.source, json.dumps(_json_value(ph.value), sort_keys=True, default=str))
+            if key not in seen:
+                seen.add(key)
+                out.append(_json_value(ph.as_dict()))
+    return out
+
+
+def points_table(results: list[PointResult]) -> pd.DataFrame:
+    rows = []
+    for r in results:
+        row: dict[str, Any] = {"point": r.point.index}
+        for k, v in r.point.swept.items():
+            row[k] = _column_value(v)
+        row["trials"] = r.trials
+        for name, s in r.summaries.items():
+            for stat in SUMMARY_STATS:
+                row[f"{name}_{stat}"] = getattr(s, stat)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def distributions_table(results: list[PointResult]) -> pd.DataFrame:
+    parts = []
+    for r in results:
+        for name, (values, probs) in r.distributions.items():
+            parts.append(pd.DataFrame({"point": r.point.index, "metric": name,
+                                       "value": np.asarray(values, dtype=np.float64),
+                                       "probability": np.asarray(probs, dtype=np.float64)}))
+    if not parts:
+        return pd.DataFrame({"point": pd.Series(dtype="int64"), "metric": pd.Series(dtype="str"),
+                             "value": pd.Series(dtype="float64"), "probability": pd.Series(dtype="float64")})
+    return pd.concat(parts, ignore_index=True)
+
+
+def summary_dict(scenario, results: list[PointResult], mode: str = "monte_carlo") -> dict:
+    points = []
+    for r in results:
+        points.append({
+            "params": _json_value({**r.point.params.model_dump(mode="json"),
+                                   **({"rules": r.point.rules} if r.point.rules else {})}),
+            "swept": _json_value(r.point.swept),
+            "trials": r.trials,
+            "metrics": {name: _json_value(s.as_dict()) for name, s in r.summaries.items()},
+            "distributions": {name: {"values": _json_value(v), "probs": _json_value(p)}
+                              for name, (v, p) in r.distributions.items()},
+            "notes": r.notes,
+        })
+    return {"scenario": scenario.name, "game": scenario.spec.game, "question": scenario.spec.question,
+            "mode": mode, "seed": scenario.spec.seed, "version": __version__,
+            "points": points, "placeholders": unique_placeholders(results)}
+
+
+def _git_commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                             cwd=Path(__file__).parent, timeout=5)
+        return out.stdout.strip() or None if out.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def manifest_dict(scenario, results: list[PointResult], *, threads: int, wall_seconds: float,
+                  mode: str) -> dict:
+    import numba
+
+    trials = sum(r.trials for r in results)
+    return {
+        "scenario_file": str(scenario.path), "scenario_sha256": scenario.digest,
+        "scenario_text": scenario.text, "seed": scenario.spec.seed, "mode": mode,
+        "version": __version__, "git_commit": _git_commit(), "threads": threads,
+        "chunk_trials": CHUNK_TRIALS, "wall_seconds": wall_seconds, "trials": trials,
+        "trials_per_second": trials / wall_seconds if wall_seconds > 0 and trials else None,
+        "python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
+        "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def write_parquet(df: pd.DataFrame, path: Path) -> None:
+    df.to_parquet(path, index=False, engine="pyarrow")
+
+
+def write_json(obj: Any, path: Path) -> None:
+    path.write_text(json.dumps(obj, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+
+
+def new_run_dir(out_root: Path, scenario_name: str, digest: str) -> tuple[Path, Path]:
+    """(temporary folder to fill, final folder to rename it to)."""
+    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
+    base = out_root / scenario_name
+    base.mkdir(parents=True, exist_ok=True)
+    final = base / f"{stamp}-{digest[:8]}"
+    n = 1
+    while final.exists():
+        n += 1
+        final = base / f"{stamp}-{digest[:8]}-{n}"
+    tmp = Path(tempfile.mkdtemp(prefix=".partial-", dir=base))
+    return tmp, final
+
+
+def commit_run_dir(tmp: Path, final: Path) -> Path:
+    os.replace(tmp, final)
+    return final
+
+
+def discard_run_dir(tmp: Path) -> None:
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        tmp.parent.rmdir()  # only if empty: a scenario folder that got no run
+    except OSError:
+        pass

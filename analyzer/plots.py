@@ -1,0 +1,262 @@
+"""Plots rendered from a run folder's tables (so ``analyzer plot`` can redo them).
+
+Defaults by sweep shape: no sweep -> distribution bars with Wilson 95% intervals per bar
+and a bar chart of probabilities; one swept parameter -> metric vs parameter with CI
+bands; two or more -> heatmaps of the probability metrics. A scenario's ``plots:`` list
+adds explicit plots (``{kind: heatmap|line|bars, metric: NAME, x: PATH, y: PATH}``) and a
+question may add its own figures.
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from analyzer.stats import Z95  # noqa: E402
+
+STYLE = {"figure.dpi": 110, "axes.spines.top": False, "axes.spines.right": False,
+         "axes.grid": True, "grid.alpha": 0.3, "font.size": 10}
+MAX_DEFAULT_METRICS = 6
+
+
+class PlotError(ValueError):
+    pass
+
+
+def _title(meta: dict, what: str) -> str:
+    return f"{meta['scenario']} — {what}"
+
+
+def _footer(fig, meta: dict) -> None:
+    n_ph = len(meta.get("placeholders", []))
+    text = f"{meta['game']} / {meta['question']} · seed {meta['seed']} · {meta['mode']}"
+    if n_ph:
+        text += f" · uses {n_ph} PLACEHOLDER value(s) not in the rule source (see summary.json)"
+    fig.text(0.01, 0.005, text, fontsize=7, color="firebrick" if n_ph else "gray", ha="left", va="bottom")
+
+
+def _metric_info(meta: dict) -> dict[str, dict]:
+    return {m["name"]: m for m in meta["metrics"]}
+
+
+def _bars(meta, points, dists, metric: str):
+    info = _metric_info(meta)[metric]
+    d = dists[dists.metric == metric]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for i, (pt, g) in enumerate(d.groupby("point")):
+        n = int(points.loc[points.point == pt, "trials"].iloc[0])
+        values, probs = g.value.to_numpy(), g.probability.to_numpy()
+        width = 0.8 / max(1, d.point.nunique())
+        if n > 0:
+            lo = np.array([_wilson(p, n)[0] for p in probs])
+            hi = np.array([_wilson(p, n)[1] for p in probs])
+            yerr = np.vstack([probs - lo, hi - probs])
+        else:
+            yerr = None
+        label = _point_label(points, pt)
+        step = np.min(np.diff(np.unique(values))) if len(values) > 1 else 1.0
+        ax.bar(values + (i - (d.point.nunique() - 1) / 2) * width * step, probs, width=width * step,
+               yerr=yerr, capsize=2, label=label, alpha=0.85)
+    ax.set_xlabel(info["label"])
+    ax.set_ylabel("probability")
+    ax.set_title(_title(meta, f"distribution of {metric}"))
+    if d.point.nunique() > 1:
+        ax.legend(fontsize=7)
+    _footer(fig, meta)
+    return fig
+
+
+def _wilson(p: float, n: int) -> tuple[float, float]:
+    from analyzer.stats import wilson_interval
+    return wilson_interval(p * n, n)
+
+
+def _point_label(points: pd.DataFrame, pt: int) -> str:
+    swept = [c for c in points.columns if c not in _NON_PARAM and not _is_stat(c)]
+    row = points.loc[points.point == pt].iloc[0]
+    return ", ".join(f"{c}={row[c]}" for c in swept) or f"point {pt}"
+
+
+_NON_PARAM = {"point", "trials"}
+_STATS = ("_mean", "_se", "_ci_low", "_ci_high")
+
+
+def _is_stat(col: str) -> bool:
+    return col.endswith(_STATS)
+
+
+def _line(meta, points, metric: str, x: str, group: str | None = None):
+    info = _metric_info(meta)[metric]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    groups = [(None, points)] if group is None else list(points.groupby(group, sort=True))
+    for gval, g in groups:
+        g = g.sort_values(x)
+        xs = g[x].to_numpy()
+        label = None if group is None else f"{group}={gval}"
+        ax.plot(xs, g[f"{metric}_mean"], marker="o", label=label)
+        ax.fill_between(xs, g[f"{metric}_ci_low"], g[f"{metric}_ci_high"], alpha=0.25)
+    ax.set_xlabel(x)
+    ax.set_ylabel(info["label"] + (" (95% CI band)" if meta["mode"] == "monte_carlo" else ""))
+    ax.set_title(_title(meta, f"{metric} vs {x}"))
+    if group is not None:
+        ax.legend(fontsize=8)
+    _footer(fig, meta)
+    return fig
+
+
+def _heatmap(meta, points, metric: str, x: str, y: str, fixed: dict | None = None):
+    info = _metric_info(meta)[metric]
+    sub = points
+    for k, v in (fixed or {}).items():
+        sub = sub[sub[k] == v]
+    table = sub.pivot_table(index=y, columns=x, values=f"{metric}_mean", aggfunc="mean")
+    half = sub.pivot_table(index=y, columns=x, values=f"{metric}_se", aggfunc="mean") * Z95
+    fig, ax = plt.subplots(figsize=(1.0 + 0.6 * max(4, table.shape[1]), 1.4 + 0.45 * max(3, table.shape[0])))
+    im = ax.imshow(table.to_numpy(dtype=float), aspect="auto", origin="lower", cmap="viridis",
+                   vmin=0 if info["kind"] == "probability" else None, vmax=1 if info["kind"] == "probability" else None)
+    ax.set_xticks(range(table.shape[1]), [str(c) for c in table.columns])
+    ax.set_yticks(range(table.shape[0]), [str(i) for i in table.index])
+    ax.set_xlabel(x)
+    ax.set_ylabel(y)
+    ax.grid(False)
+    fmt = "{:.2f}" if info["kind"] == "probability" else "{:.2g}"
+    vals = table.to_numpy(dtype=float)
+    for (i, j), v in np.ndenumerate(vals):
+        if math.isfinite(v):
+            hw = half.to_numpy(dtype=float)[i, j]
+            txt = fmt.format(v) + (f"\n±{hw:.2f}" if meta["mode"] == "monte_carlo" and table.size <= 48 else "")
+            ax.text(j, i, txt, ha="center", va="center", fontsize=7,
+                    color="white" if (v - np.nanmin(vals)) < 0.5 * (np.nanmax(vals) - np.nanmin(vals) + 1e-12) else "black")
+    fig.colorbar(im, ax=ax, label=info["label"])
+    extra = "" if not fixed else " (" + ", ".join(f"{k}={v}" for k, v in fixed.items()) + ")"
+    ax.set_title(_title(meta, f"{metric}{extra}"), fontsize=9)
+    _footer(fig, meta)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    return fig
+
+
+def _probability_bars(meta, points):
+    probs = [m["name"] for m in meta["metrics"] if m["kind"] == "probability"]
+    if not probs:
+        return None
+    row = points.iloc[0]
+    fig, ax = plt.subplots(figsize=(max(4, 1.2 * len(probs) + 2), 3.6))
+    means = [row[f"{m}_mean"] for m in probs]
+    err = np.array([[row[f"{m}_mean"] - row[f"{m}_ci_low"], row[f"{m}_ci_high"] - row[f"{m}_mean"]] for m in probs]).T
+    ax.bar(probs, means, yerr=err, capsize=4, color="steelblue")
+    for i, v in enumerate(means):
+        ax.text(i, v, f"{v:.3f}", ha="center", va="bottom", fontsize=8)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("probability (95% CI)")
+    ax.set_title(_title(meta, "probabilities"))
+    _footer(fig, meta)
+    return fig
+
+
+def default_figures(meta: dict, points: pd.DataFrame, dists: pd.DataFrame) -> list[tuple[str, plt.Figure]]:
+    swept = meta["swept"]
+    metrics = meta["metrics"]
+    primary = meta["primary_metric"]
+    ordered = sorted(metrics, key=lambda m: m["name"] != primary)[:MAX_DEFAULT_METRICS]
+    figs = []
+    numeric = [s for s in swept if pd.api.types.is_numeric_dtype(points[s])]
+    if not swept:
+        f = _probability_bars(meta, points)
+        if f is not None:
+            figs.append(("probabilities", f))
+        for m in ordered:
+            if m["kind"] != "probability" and m["distribution"] and (dists.metric == m["name"]).any():
+                figs.append((f"dist_{m['name']}", _bars(meta, points, dists, m["name"])))
+    elif len(swept) == 1:
+        x = swept[0]
+        for m in ordered:
+            if x in numeric:
+                figs.append((f"{m['name']}_vs_{_safe(x)}", _line(meta, points, m["name"], x)))
+            elif m["kind"] == "probability" or m["name"] == primary:
+                figs.append((f"{m['name']}_by_{_safe(x)}", _category_bars(meta, points, m["name"], x)))
+    else:
+        x, y = swept[0], swept[1]
+        rest = swept[2:]
+        combos = [dict()] if not rest else [dict(zip(rest, vals)) for vals in
+                                            points[rest].drop_duplicates().itertuples(index=False, name=None)][:6]
+        for m in ordered[:4]:
+            for fixed in combos:
+                suffix = "".join(f"_{_safe(k)}-{_safe(str(v))}" for k, v in fixed.items())
+                figs.append((f"heatmap_{m['name']}{suffix}", _heatmap(meta, points, m["name"], x, y, fixed)))
+    return figs
+
+
+def _category_bars(meta, points, metric, x):
+    info = _metric_info(meta)[metric]
+    fig, ax = plt.subplots(figsize=(max(4, 1.1 * len(points) + 2), 3.8))
+    labels = [str(v) for v in points[x]]
+    means = points[f"{metric}_mean"].to_numpy()
+    err = np.vstack([means - points[f"{metric}_ci_low"].to_numpy(), points[f"{metric}_ci_high"].to_numpy() - means])
+    ax.bar(labels, means, yerr=err, capsize=4, color="steelblue")
+    ax.set_xlabel(x)
+    ax.set_ylabel(info["label"] + " (95% CI)")
+    ax.set_title(_title(meta, f"{metric} by {x}"))
+    _footer(fig, meta)
+    return fig
+
+
+def _safe(s: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in str(s))
+
+
+def requested_figures(meta, points, dists, specs: list) -> list[tuple[str, plt.Figure]]:
+    names = {m["name"] for m in meta["metrics"]}
+    figs = []
+    for i, spec in enumerate(specs):
+        if not isinstance(spec, dict) or "kind" not in spec or "metric" not in spec:
+            raise PlotError(f"plots[{i}]: each plot needs kind and metric, e.g. "
+                            "{kind: heatmap, metric: p_damage, x: attack_dice, y: target.dr}")
+        kind, metric = spec["kind"], spec["metric"]
+        if metric not in names:
+            raise PlotError(f"plots[{i}].metric: got {metric!r}; allowed: {', '.join(sorted(names))}")
+        for axis in ("x", "y", "group"):
+            if axis in spec and spec[axis] not in points.columns:
+                raise PlotError(f"plots[{i}].{axis}: got {spec[axis]!r}; allowed: swept parameters "
+                                f"{', '.join(meta['swept']) or '(none)'}")
+        if kind == "heatmap":
+            figs.append((f"plot{i}_heatmap_{metric}", _heatmap(meta, points, metric, spec["x"], spec["y"])))
+        elif kind == "line":
+            figs.append((f"plot{i}_line_{metric}", _line(meta, points, metric, spec["x"], spec.get("group"))))
+        elif kind == "bars":
+            figs.append((f"plot{i}_bars_{metric}", _bars(meta, points, dists, metric)))
+        else:
+            raise PlotError(f"plots[{i}].kind: got {kind!r}; allowed: heatmap, line, bars")
+    return figs
+
+
+def render(run_dir: Path, formats: tuple[str, ...] = ("png",), question=None, specs: list | None = None) -> list[Path]:
+    """(Re-)render every plot of a run folder from its tables; returns the files written."""
+    run_dir = Path(run_dir)
+    meta = json.loads((run_dir / "plotmeta.json").read_text())
+    points = pd.read_parquet(run_dir / "points.parquet")
+    dists = pd.read_parquet(run_dir / "distributions.parquet")
+    if question is None:
+        from analyzer import questions
+        question = questions.get(meta["game"], meta["question"])
+    written = []
+    with plt.rc_context(STYLE):
+        figs = default_figures(meta, points, dists)
+        figs += requested_figures(meta, points, dists, specs if specs is not None else meta.get("plots", []))
+        if question is not None:
+            figs += question.plots(meta, points, dists)
+        for stem, fig in figs:
+            for fmt in formats:
+                path = run_dir / f"{stem}.{fmt}"
+                tmp = path.with_name(f".{path.name}.tmp")
+                fig.savefig(tmp, format=fmt, bbox_inches="tight")
+                tmp.replace(path)
+                written.append(path)
+            plt.close(fig)
+    return written

@@ -1,0 +1,168 @@
+"""The question interface and registry.
+
+A *question* is one kind of thing a user asks about a game ("one attack", "a squadron
+duel", "escort detection"). Each game module defines its questions as subclasses of
+:class:`Question` and registers them with :func:`register`; the scenario loader, the
+sweep runner, the CLI and the outputs only ever talk to this interface.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, ClassVar
+
+import numpy as np
+from pydantic import BaseModel
+
+from analyzer.gamedata import Placeholder
+
+#: Every game the analyzer knows; a game listed here without a module has no questions yet.
+GAMES = ("uboat_leader", "b17", "hacse_naval", "breaking_news", "dystopian_wars", "dice")
+_GAME_MODULES = {
+    "dice": "analyzer.games.dice",
+    "dystopian_wars": "analyzer.games.dystopian_wars",
+    "b17": "analyzer.games.b17",
+    "uboat_leader": "analyzer.games.uboat_leader",
+}
+
+SCENARIO_ROOT = Path(__file__).resolve().parent.parent / "scenarios"
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A per-trial quantity. Values reach the kernel as integers in units of ``1/scale``."""
+
+    name: str
+    label: str
+    kind: str = "count"  # "probability" (0/1 per trial) | "count" | "value"
+    scale: int = 1
+    distribution: bool = True  # whether outputs keep its full distribution
+
+    @property
+    def is_probability(self) -> bool:
+        return self.kind == "probability"
+
+
+@dataclass(frozen=True)
+class RuleOption:
+    """A named reading of an ambiguous rule; ``values[0]``-style docs live in ``doc``."""
+
+    name: str
+    values: tuple[str, ...]
+    default: str
+    doc: str
+    source: str = ""  # where the ambiguity is stated, e.g. "rules/dystopian_wars.md A4"
+
+
+@dataclass(frozen=True)
+class ExactMetric:
+    """An exact answer: the mean and (optionally) the whole distribution."""
+
+    mean: float
+    values: np.ndarray | None = None
+    probs: np.ndarray | None = None
+
+
+SimulateFn = Callable[[int, int, int, int, int, int], tuple[np.ndarray, np.ndarray]]
+
+
+@dataclass
+class Prepared:
+    """A validated sweep point compiled to arrays, ready for its kernel.
+
+    ``simulate(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials)`` returns the per-chunk
+    ``(hist[chunk, metric, bin], moments[chunk, metric, 3])`` of :mod:`kernels.record`.
+    """
+
+    metrics: list[Metric]
+    n_bins: int
+    simulate: SimulateFn
+    exact: Callable[[], dict[str, ExactMetric]] | None = None
+    placeholders: list[Placeholder] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Context:
+    """What a question may read besides its parameters: rule options and data files."""
+
+    rules: dict[str, str]
+    scenario_dir: Path
+    game_dir: Path
+    placeholders: list[Placeholder] = field(default_factory=list)
+    _cache: dict = field(default_factory=dict)
+
+    def data(self, relpath: str, prefix: str | None = None) -> Any:
+        """Load a game data file (relative to the scenario folder, then the game's folder)."""
+        from analyzer.gamedata import load_data
+
+        for base in (self.scenario_dir, self.game_dir):
+            p = (base / relpath).resolve()
+            if p.is_file():
+                break
+        else:
+            from analyzer.gamedata import DataError
+            raise DataError(f"{relpath}: data file not found in {self.scenario_dir} or {self.game_dir}")
+        if p not in self._cache:
+            self._cache[p] = load_data(p, prefix if prefix is not None else Path(relpath).stem)
+        value, placeholders = self._cache[p]
+        for ph in placeholders:
+            if ph not in self.placeholders:
+                self.placeholders.append(ph)
+        return value
+
+
+class Question:
+    """Base class of every question. Subclasses set the class attributes and ``prepare``."""
+
+    game: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    Params: ClassVar[type[BaseModel]]
+    rule_options: ClassVar[tuple[RuleOption, ...]] = ()
+    primary_metric: ClassVar[str]
+    supports_exact: ClassVar[bool] = False
+
+    def prepare(self, params: BaseModel, ctx: Context) -> Prepared:
+        raise NotImplementedError
+
+    def plots(self, meta: dict, points, dists) -> list:
+        """Question-specific figures from a run's tables (``points``/``dists`` DataFrames,
+        ``meta`` from ``plotmeta.json``): a list of ``(file stem, matplotlib Figure)``."""
+        return []
+
+
+_REGISTRY: dict[tuple[str, str], Question] = {}
+
+
+def register(cls: type[Question]) -> type[Question]:
+    """Class decorator: make a question available to scenarios and the CLI."""
+    key = (cls.game, cls.name)
+    if key in _REGISTRY and type(_REGISTRY[key]) is not cls:
+        raise RuntimeError(f"question {key} registered twice")
+    _REGISTRY[key] = cls()
+    return cls
+
+
+def load_games() -> None:
+    """Import every game module (each registers its questions on import)."""
+    for module in _GAME_MODULES.values():
+        if importlib.util.find_spec(module) is not None:
+            importlib.import_module(module)
+
+
+def games_with_questions() -> list[str]:
+    load_games()
+    return sorted({g for g, _ in _REGISTRY})
+
+
+def questions_of(game: str) -> list[Question]:
+    load_games()
+    return [q for (g, _), q in sorted(_REGISTRY.items()) if g == game]
+
+
+def get(game: str, question: str) -> Question | None:
+    load_games()
+    return _REGISTRY.get((game, question))

@@ -1,0 +1,168 @@
+"""Running sweep points: chunked kernels, precision targets, common random numbers.
+
+Trials are cut into chunks of ``CHUNK_TRIALS``; chunk ``c`` of a point always uses the
+stream ``(seed, point key, c)``, so a result depends only on the seed, the point and the
+trial count: never on the thread count, the batch size or which worker ran a chunk.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from analyzer.questions import ExactMetric, Metric, Prepared
+from analyzer.scenario import Scenario, SweepPoint
+from analyzer.errors import ScenarioError
+from analyzer.stats import MetricAccumulator, MetricSummary, PairedAccumulator, Z95
+
+#: Trials per chunk: the unit of work that owns one random stream.
+CHUNK_TRIALS = 4096
+#: Chunks per kernel call (~262k trials): bounds memory and sets the progress granularity.
+BATCH_CHUNKS = 64
+#: Trial cap for a precision target when the scenario gives no ``max_trials``.
+DEFAULT_MAX_TRIALS = 100_000_000
+
+
+def stream_key(*parts) -> int:
+    """A stable 63-bit key from JSON-able parts (same parts -> same random streams)."""
+    blob = json.dumps(parts, sort_keys=True, default=str).encode()
+    return int.from_bytes(hashlib.blake2b(blob, digest_size=8).digest(), "little") >> 1
+
+
+def point_key(scenario: Scenario, point: SweepPoint) -> int:
+    """Streams of a sweep point are keyed by the question and the point's swept values,
+    so adding values to a sweep does not change the results of the other points."""
+    return stream_key(scenario.spec.game, scenario.spec.question, point.swept)
+
+
+def chunk_sizes(chunk_lo: int, chunk_hi: int, n_trials: int) -> np.ndarray:
+    lo = np.arange(chunk_lo, chunk_hi, dtype=np.int64) * CHUNK_TRIALS
+    return np.clip(np.minimum(lo + CHUNK_TRIALS, n_trials) - lo, 0, None)
+
+
+@dataclass
+class PointResult:
+    """Everything known about one sweep point after a run (or an exact computation)."""
+
+    point: SweepPoint
+    metrics: list[Metric]
+    trials: int
+    summaries: dict[str, MetricSummary]
+    distributions: dict[str, tuple[np.ndarray, np.ndarray]]
+    clipped: dict[str, int] = field(default_factory=dict)
+    placeholders: list = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    exact: bool = False
+
+
+def _check_precision_metric(scenario: Scenario, prepared: Prepared) -> int:
+    names = [m.name for m in prepared.metrics]
+    wanted = scenario.spec.precision_metric or scenario.question.primary_metric
+    if wanted not in names:
+        from analyzer.errors import suggest
+        raise ScenarioError(str(scenario.path), "precision_metric",
+                            f"got {wanted!r}{suggest(wanted, names)}; allowed: {', '.join(names)}")
+    return names.index(wanted)
+
+
+def simulate_point(scenario: Scenario, point: SweepPoint, prepared: Prepared, *,
+                   key: int | None = None, on_progress: Callable[[int], None] | None = None,
+                   paired_with: Prepared | None = None) -> tuple[MetricAccumulator, PairedAccumulator | None, MetricAccumulator | None]:
+    """Run the kernel(s) of one point batch by batch.
+
+    With ``paired_with`` the other scenario's kernel runs on the same chunk streams and a
+    :class:`PairedAccumulator` of B - A is kept (``analyzer compare``).
+    """
+    spec = scenario.spec
+    key = point_key(scenario, point) if key is None else key
+    n_metrics = len(prepared.metrics)
+    acc = MetricAccumulator(n_metrics, prepared.n_bins)
+    acc_b = MetricAccumulator(len(paired_with.metrics), paired_with.n_bins) if paired_with else None
+    paired = PairedAccumulator(n_metrics) if paired_with else None
+    if spec.precision is None:
+        n_trials = spec.trials
+        target_m = None
+    else:
+        n_trials = spec.max_trials or DEFAULT_MAX_TRIALS
+        target_m = _check_precision_metric(scenario, prepared)
+        metric = prepared.metrics[target_m]
+    n_chunks = -(-n_trials // CHUNK_TRIALS)
+    for lo in range(0, n_chunks, BATCH_CHUNKS):
+        hi = min(lo + BATCH_CHUNKS, n_chunks)
+        hist, moments = prepared.simulate(spec.seed, key, lo, hi, CHUNK_TRIALS, n_trials)
+        acc.add_chunks(hist, moments)
+        if paired_with is not None:
+            hist_b, moments_b = paired_with.simulate(spec.seed, key, lo, hi, CHUNK_TRIALS, n_trials)
+            acc_b.add_chunks(hist_b, moments_b)
+            paired.add_chunks(moments, moments_b, chunk_sizes(lo, hi, n_trials))
+        if on_progress is not None:
+            on_progress(int(chunk_sizes(lo, hi, n_trials).sum()))
+        if target_m is not None and acc.trials > 1:
+            s = acc.summary(target_m, metric.scale, metric.is_probability)
+            if s.half_width < spec.precision:
+                break
+    return acc, paired, acc_b
+
+
+def summarize(point: SweepPoint, prepared: Prepared, acc: MetricAccumulator,
+              seconds: float = 0.0) -> PointResult:
+    summaries, dists, clipped = {}, {}, {}
+    for m, metric in enumerate(prepared.metrics):
+        summaries[metric.name] = acc.summary(m, metric.scale, metric.is_probability)
+        if metric.distribution:
+            dists[metric.name] = acc.distribution(m, metric.scale)
+        if acc.clipped(m):
+            clipped[metric.name] = acc.clipped(m)
+    notes = list(prepared.notes)
+    for name, n in clipped.items():
+        notes.append(f"{name}: {n} trials above the histogram's top bin (mean and SE stay exact; "
+                     f"the distribution's last bin means 'or more')")
+    return PointResult(point, prepared.metrics, acc.trials, summaries, dists, clipped,
+                       list(prepared.placeholders), notes, seconds)
+
+
+def exact_point(point: SweepPoint, prepared: Prepared) -> PointResult:
+    answers: dict[str, ExactMetric] = prepared.exact()
+    summaries, dists = {}, {}
+    for metric in prepared.metrics:
+        if metric.name not in answers:
+            continue
+        a = answers[metric.name]
+        summaries[metric.name] = MetricSummary(float(a.mean), 0.0, float(a.mean), float(a.mean))
+        if a.values is not None and metric.distribution:
+            keep = np.asarray(a.probs) > 0
+            dists[metric.name] = (np.asarray(a.values)[keep], np.asarray(a.probs)[keep])
+    metrics = [m for m in prepared.metrics if m.name in summaries]
+    return PointResult(point, metrics, 0, summaries, dists, {}, list(prepared.placeholders),
+                       list(prepared.notes), 0.0, exact=True)
+
+
+def prepare_point(scenario: Scenario, point: SweepPoint) -> Prepared:
+    """Compile one point, enforcing ``strict`` against every placeholder it uses."""
+    ctx = scenario.context(point)
+    prepared = scenario.question.prepare(point.params, ctx)
+    seen = {(p.path, p.source) for p in prepared.placeholders}
+    for ph in list(scenario.placeholders) + list(ctx.placeholders):
+        if (ph.path, ph.source) not in seen:
+            prepared.placeholders.append(ph)
+            seen.add((ph.path, ph.source))
+    if scenario.spec.strict and prepared.placeholders:
+        listed = "; ".join(str(p) for p in prepared.placeholders[:5])
+        more = f" and {len(prepared.placeholders) - 5} more" if len(prepared.placeholders) > 5 else ""
+        raise ScenarioError(str(scenario.path), "strict",
+                            f"strict: true refuses placeholder values: {listed}{more}. "
+                            f"Fill them with your copy of the rules or set strict: false")
+    return prepared
+
+
+def paired_summary(paired: PairedAccumulator, metrics: list[Metric]) -> dict[str, MetricSummary]:
+    return {m.name: paired.summary(i, m.scale) for i, m in enumerate(metrics)}
+
+
+__all__ = ["CHUNK_TRIALS", "BATCH_CHUNKS", "PointResult", "simulate_point", "summarize",
+           "exact_point", "prepare_point", "point_key", "stream_key", "Z95"]

@@ -1,0 +1,341 @@
+"""Scenario files: loading, validation at the edge, and expansion of the sweep grid.
+
+A scenario names a game and a question, the question's ``params`` (validated by the
+question's own pydantic model), optional rule options, and an optional ``sweep``: a
+cartesian product over dotted parameter paths (``target.dr``) or rule options
+(``rules.modified_six``). Every problem is reported as a :class:`ScenarioError` naming
+the file, the field path, the given value and what is allowed, before any kernel runs.
+"""
+from __future__ import annotations
+
+import copy
+import itertools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from analyzer import questions as registry
+from analyzer.errors import ScenarioError, show, suggest
+from analyzer.gamedata import DataError, Placeholder, file_digest, read_yaml, unwrap
+
+DEFAULT_SEED = 20261129
+DEFAULT_TRIALS = 200_000
+#: Above this many trials per point a run needs ``--force`` (a typo guard, not a limit).
+MAX_TRIALS_WITHOUT_FORCE = 10_000_000_000
+
+
+class ScenarioFile(BaseModel):
+    """The top-level keys of a scenario file (``params`` is checked by the question)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = None
+    game: str
+    question: str
+    seed: int = Field(DEFAULT_SEED, ge=0, lt=2**63)
+    trials: int | None = Field(None, gt=0)
+    precision: float | None = Field(None, gt=0)
+    max_trials: int | None = Field(None, gt=0)
+    precision_metric: str | None = None
+    strict: bool = False
+    rules: dict[str, Any] = Field(default_factory=dict)
+    params: dict[str, Any] = Field(default_factory=dict)
+    sweep: dict[str, list[Any]] = Field(default_factory=dict)
+    plots: list[Any] = Field(default_factory=list)
+    description: str | None = None
+
+    @field_validator("sweep")
+    @classmethod
+    def _non_empty(cls, v: dict[str, list[Any]]):
+        for key, values in v.items():
+            if not values:
+                raise ValueError(f"sweep list for {key!r} is empty; give at least one value")
+        return v
+
+
+@dataclass
+class SweepPoint:
+    index: int
+    swept: dict[str, Any]          # the swept values at this point (dotted path -> value)
+    params: BaseModel              # validated parameters
+    rules: dict[str, str]          # all rule options, defaults filled in
+
+
+@dataclass
+class Scenario:
+    path: Path
+    text: str
+    spec: ScenarioFile
+    question: registry.Question
+    points: list[SweepPoint]
+    placeholders: list[Placeholder] = field(default_factory=list)  # from params and defaults
+
+    @property
+    def name(self) -> str:
+        return self.spec.name or self.path.stem
+
+    @property
+    def digest(self) -> str:
+        return file_digest(self.text)
+
+    def context(self, point: SweepPoint) -> registry.Context:
+        return registry.Context(rules=point.rules, scenario_dir=self.path.parent,
+                                game_dir=registry.SCENARIO_ROOT / self.spec.game)
+
+
+def _loc_path(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _get(d: Any, path: list[str]) -> Any:
+    for p in path:
+        if isinstance(d, dict) and p in d:
+            d = d[p]
+        else:
+            return None
+    return d
+
+
+def _allowed_from_error(err: dict) -> str:
+    ctx = err.get("ctx") or {}
+    if "expected" in ctx:
+        return f"allowed: {ctx['expected']}"
+    for key, word in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
+        if key in ctx:
+            return f"must be {word} {ctx[key]}"
+    return err.get("msg", "invalid value")
+
+
+def _fields_of(model: type[BaseModel]) -> dict[str, Any]:
+    return dict(model.model_fields)
+
+
+def _submodel(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()) or ():
+        sub = _submodel(arg)
+        if sub is not None:
+            return sub
+    return None
+
+
+def _check_param_path(file: str, model: type[BaseModel], dotted: str, where: str) -> None:
+    """Raise unless ``dotted`` names a field of ``model`` (descending into sub-models)."""
+    current: type[BaseModel] | None = model
+    parts = dotted.split(".")
+    for i, part in enumerate(parts):
+        fields = _fields_of(current) if current else {}
+        if current is None or current.model_config.get("extra") == "allow":
+            return  # free-form mapping below this point; the model validates it
+        if part not in fields:
+            prefix = ".".join(parts[:i])
+            choices = [f"{prefix}.{f}" if prefix else f for f in fields]
+            raise ScenarioError(file, where, f"{dotted!r} is not a parameter of this question"
+                                f"{suggest('.'.join(parts[: i + 1]), choices)}; "
+                                f"parameters here: {', '.join(sorted(choices))}")
+        current = _submodel(fields[part].annotation)
+
+
+def _set_path(d: dict, dotted: str, value: Any) -> None:
+    parts = dotted.split(".")
+    for p in parts[:-1]:
+        if not isinstance(d.get(p), dict):
+            d[p] = {}
+        d = d[p]
+    d[parts[-1]] = value
+
+
+def validate_rules(file: str, question: registry.Question, rules: dict[str, Any],
+                   where: str = "rules") -> dict[str, str]:
+    """All rule options of ``question`` with defaults filled in; unknown names or values raise."""
+    options = {o.name: o for o in question.rule_options}
+    out = {name: o.default for name, o in options.items()}
+    for name, value in rules.items():
+        if name not in options:
+            allowed = ", ".join(sorted(options)) or "none (this question has no rule options)"
+            raise ScenarioError(file, f"{where}.{name}", f"unknown rule option{suggest(name, options)}; "
+                                f"allowed: {allowed}")
+        opt = options[name]
+        if str(value) not in opt.values:
+            raise ScenarioError(file, f"{where}.{name}", f"got {show(value)}; allowed: "
+                                f"{', '.join(opt.values)}{suggest(value, opt.values)}")
+        out[name] = str(value)
+    return out
+
+
+def param_default_placeholders(model: BaseModel, prefix: str = "") -> list[Placeholder]:
+    """Placeholders among the parameter defaults that the scenario did not set.
+
+    A field is a placeholder default when declared with
+    ``Field(..., json_schema_extra={"placeholder": "why"})``.
+    """
+    out: list[Placeholder] = []
+    for name, info in type(model).model_fields.items():
+        path = f"{prefix}.{name}" if prefix else name
+        value = getattr(model, name)
+        extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+        if name not in model.model_fields_set and "placeholder" in extra:
+            out.append(Placeholder(f"params.{path}", _plain(value), str(extra["placeholder"]), "default"))
+        elif isinstance(value, BaseModel):
+            out.extend(param_default_placeholders(value, path))
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                if isinstance(v, BaseModel):
+                    out.extend(param_default_placeholders(v, f"{path}[{i}]"))
+    return out
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    return getattr(value, "value", value)
+
+
+def _validate_params(file: str, question: registry.Question, params: dict, where: str) -> BaseModel:
+    try:
+        return question.Params.model_validate(params)
+    except ValidationError as e:
+        err = e.errors()[0]
+        loc = tuple(err["loc"])
+        path = "params" + ("." + _loc_path(loc) if loc else "")
+        if err["type"] == "extra_forbidden":
+            parent = question.Params
+            for part in loc[:-1]:
+                sub = _submodel(_fields_of(parent).get(part).annotation) if parent and part in _fields_of(parent) else None
+                parent = sub
+            choices = list(_fields_of(parent)) if parent else []
+            raise ScenarioError(file, path, f"unknown parameter{suggest(loc[-1], choices)}; allowed: "
+                                f"{', '.join(choices)}") from None
+        given = err.get("input")
+        if err["type"] == "missing":
+            raise ScenarioError(file, path, "required parameter is missing") from None
+        raise ScenarioError(file, path + where, f"got {show(given)}; {_allowed_from_error(err)}") from None
+
+
+def load(path: str | Path, *, trials: int | None = None, precision: float | None = None,
+         seed: int | None = None, force: bool = False) -> Scenario:
+    """Read, validate and expand a scenario file. Raises :class:`ScenarioError`."""
+    path = Path(path)
+    file = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ScenarioError(file, "", f"cannot read file: {e.strerror}") from None
+    try:
+        raw = read_yaml(path)
+    except DataError as e:
+        raise ScenarioError(file, "", str(e).split(": ", 1)[1]) from None
+    if not isinstance(raw, dict):
+        raise ScenarioError(file, "", f"a scenario must be a YAML mapping with keys game, question, "
+                            f"params...; got {type(raw).__name__}")
+    try:
+        spec = ScenarioFile.model_validate(raw)
+    except ValidationError as e:
+        err = e.errors()[0]
+        loc = _loc_path(tuple(err["loc"]))
+        if err["type"] == "extra_forbidden":
+            raise ScenarioError(file, loc, f"unknown key{suggest(err['loc'][-1], ScenarioFile.model_fields)}; "
+                                f"allowed: {', '.join(ScenarioFile.model_fields)}") from None
+        if err["type"] == "missing":
+            raise ScenarioError(file, loc, "required key is missing") from None
+        raise ScenarioError(file, loc, f"got {show(err.get('input'))}; {_allowed_from_error(err)}") from None
+
+    if spec.game not in registry.GAMES:
+        raise ScenarioError(file, "game", f"unknown game {spec.game!r}{suggest(spec.game, registry.GAMES)}; "
+                            f"allowed: {', '.join(registry.games_with_questions())}")
+    available = registry.questions_of(spec.game)
+    if not available:
+        raise ScenarioError(file, "game", f"game {spec.game!r} has no questions yet (planned); games with "
+                            f"questions: {', '.join(registry.games_with_questions())}")
+    question = registry.get(spec.game, spec.question)
+    if question is None:
+        names = [q.name for q in available]
+        raise ScenarioError(file, "question", f"unknown question {spec.question!r} for game {spec.game}"
+                            f"{suggest(spec.question, names)}; allowed: {', '.join(names)}")
+
+    if seed is not None:
+        spec.seed = seed
+    if trials is not None:
+        spec.trials, spec.precision = trials, None
+    if precision is not None:
+        spec.precision, spec.trials = precision, None
+    if spec.trials is not None and spec.trials <= 0:
+        raise ScenarioError(file, "trials", f"got {spec.trials}; must be > 0")
+    if spec.trials is None and spec.precision is None:
+        spec.trials = DEFAULT_TRIALS
+    cap = spec.trials if spec.precision is None else (spec.max_trials or 100 * DEFAULT_TRIALS * 50)
+    if cap > MAX_TRIALS_WITHOUT_FORCE and not force:
+        raise ScenarioError(file, "trials" if spec.precision is None else "max_trials",
+                            f"got {cap:,}; more than {MAX_TRIALS_WITHOUT_FORCE:,} trials per point needs --force")
+    if spec.precision_metric is not None and spec.precision is None:
+        raise ScenarioError(file, "precision_metric", "only meaningful together with precision")
+
+    params_raw, param_placeholders = unwrap(copy.deepcopy(spec.params), "params", source=file)
+    rules = validate_rules(file, question, spec.rules)
+
+    for key in spec.sweep:
+        if key.startswith("rules."):
+            validate_rules(file, question, {key[6:]: spec.sweep[key][0]}, where="sweep.rules")
+            for v in spec.sweep[key]:
+                validate_rules(file, question, {key[6:]: v}, where=f"sweep.{key}")
+        else:
+            _check_param_path(file, question.Params, key, f"sweep.{key}")
+
+    keys = list(spec.sweep)
+    points: list[SweepPoint] = []
+    for index, combo in enumerate(itertools.product(*(spec.sweep[k] for k in keys))):
+        p = copy.deepcopy(params_raw)
+        point_rules = dict(rules)
+        swept = dict(zip(keys, combo))
+        for k, v in swept.items():
+            if k.startswith("rules."):
+                point_rules[k[6:]] = str(v)
+            else:
+                _set_path(p, k, v)
+        where = "" if not swept else f" (at sweep point {', '.join(f'{k}={show(v)}' for k, v in swept.items())})"
+        params = _validate_params(file, question, p, where)
+        points.append(SweepPoint(index, swept, params, point_rules))
+
+    placeholders = list(param_placeholders)
+    for ph in param_default_placeholders(points[0].params):
+        placeholders.append(ph)
+    if spec.precision_metric is not None:
+        pass  # checked against the prepared metrics by the runner (metrics may depend on params)
+    return Scenario(path, text, spec, question, points, placeholders)
+
+
+def expand_targets(targets: list[str]) -> list[Path]:
+    """Files, directories (all ``*.yaml`` below, recursively, skipping ``data``/``fleets``
+    style folders that hold game data) and globs -> scenario file paths, sorted."""
+    out: list[Path] = []
+    for t in targets:
+        p = Path(t)
+        if p.is_dir():
+            for f in sorted(p.rglob("*.yaml")):
+                if not set(f.relative_to(p).parts[:-1]) & DATA_FOLDERS and _is_scenario(f):
+                    out.append(f)
+        elif any(ch in t for ch in "*?["):
+            out.extend(sorted(Path().glob(t)))
+        else:
+            out.append(p)
+    return out
+
+
+#: Folders under ``scenarios/<game>/`` that hold game data, not scenarios.
+DATA_FOLDERS = {"data", "fleets", "campaigns", "decks"}
+
+
+def _is_scenario(path: Path) -> bool:
+    """A YAML file in a scenario folder is a scenario when it names a game and a question
+    (game data such as ``scenarios/b17/gun_arcs.yaml`` lives beside scenarios)."""
+    try:
+        raw = read_yaml(path)
+    except DataError:
+        return True  # let the loader report the malformed file
+    return isinstance(raw, dict) and "game" in raw and "question" in raw

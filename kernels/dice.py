@@ -1,0 +1,259 @@
+"""Dice primitives shared by every game, and their chunked histogram kernels.
+
+Per-roll functions (``pool_total``, ``roll_under_identified`` ...) take a stream state
+(``uint64[4]``, see :mod:`kernels.rng`) and are called from game kernels. The
+``*_histogram`` kernels run whole chunks of trials in parallel and return one integer
+histogram row per chunk, so a result is independent of the thread count and memory does
+not grow with the number of trials.
+
+Face tables are indexed by the NATURAL face (index 0 unused): the game layer folds its
+to-hit number, modifiers and "a modified 6 does not explode" readings into the table, so
+one primitive serves every pool (Dystopian Wars gunnery, AA/CC cancellation, rout tests,
+melee dice ...).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from kernels._jit import hot_jit, jit, parallel_jit
+from kernels.record import chunk_trials
+from kernels.rng import (_LANES, _LOW16, _S16, _TWO16, _U0, _U1, STATE_WORDS, next_u64,
+                         roll_die, seed_stream, xoshiro_step)
+
+#: Longest chain of explosions one die may start before the chain is cut and counted.
+#: With 6s exploding, reaching it has probability 6**-64: the counter exists so that a
+#: table where every face explodes (an input error) cannot hang a kernel.
+EXPLOSION_DEPTH_CAP = 64
+
+
+def pool_table(face_value, face_explodes, max_group_faces=1296):
+    """Compile a per-face table into grouped tables for :func:`pool_total`.
+
+    One 16-bit random lane picks a whole group of ``g`` dice at once (an index in
+    ``[0, sides**g)`` is ``g`` independent faces), so a pool costs about one lane per
+    ``g`` dice. Returns ``(group_value[g, idx], group_explodes[g, idx], group_n[g])`` for
+    ``g = 1..k`` with ``sides**k <= max_group_faces``: the total value and the number of
+    exploding faces of the group whose faces are the base-``sides`` digits of ``idx``.
+    """
+    face_value = np.asarray(face_value, dtype=np.int64)
+    face_explodes = np.asarray(face_explodes, dtype=np.bool_)
+    sides = face_value.shape[0] - 1
+    k = 1
+    while sides ** (k + 1) <= max_group_faces:
+        k += 1
+    width = sides ** k
+    group_value = np.zeros((k + 1, width), np.int64)
+    group_explodes = np.zeros((k + 1, width), np.int64)
+    group_n = np.zeros(k + 1, np.int64)
+    for g in range(1, k + 1):
+        n = sides ** g
+        group_n[g] = n
+        idx = np.arange(n)
+        for _ in range(g):
+            face = idx % sides + 1
+            group_value[g, :n] += face_value[face]
+            group_explodes[g, :n] += face_explodes[face]
+            idx = idx // sides
+    return group_value, group_explodes, group_n
+
+
+@hot_jit
+def pool_total(state, n_dice, group_value, group_explodes, group_n, counters):
+    """Roll ``n_dice`` and add up the face values (tables from :func:`pool_table`).
+
+    Every exploding face adds one more die; the extra dice of one generation are rolled
+    together as the next generation, and may explode again. After
+    ``EXPLOSION_DEPTH_CAP`` generations the dice still owed are dropped and counted in
+    ``counters[0]``; ``counters[1]`` counts every die rolled.
+
+    The stream state is held in locals for the whole pool (the same bits, in the same
+    order, as :func:`kernels.rng.uniform_small` would take them).
+    """
+    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
+    buf, lanes = state[4], state[5]
+    k = group_n.shape[0] - 1
+    total = 0
+    rolled = 0
+    remaining = n_dice
+    generation = 0
+    while remaining > 0:
+        rolled += remaining
+        extra = 0
+        while remaining > 0:
+            g = k if remaining >= k else remaining
+            un = np.uint64(group_n[g])
+            while True:
+                if lanes == _U0:
+                    s0, s1, s2, s3, buf = xoshiro_step(s0, s1, s2, s3)
+                    lanes = _LANES
+                m = (buf & _LOW16) * un
+                buf = buf >> _S16
+                lanes -= _U1
+                low = m & _LOW16
+                if low >= un or low >= (_TWO16 - un) % un:
+                    break
+            idx = np.int64(m >> _S16)
+            total += group_value[g, idx]
+            extra += group_explodes[g, idx]
+            remaining -= g
+        remaining = extra
+        generation += 1
+        if generation > EXPLOSION_DEPTH_CAP and remaining > 0:
+            counters[0] += remaining
+            break
+    counters[1] += rolled
+    state[0], state[1], state[2], state[3] = s0, s1, s2, s3
+    state[4], state[5] = buf, lanes
+    return total
+
+
+@jit
+def count_at_least(state, n_dice, sides, target):
+    """How many of ``n_dice`` natural rolls of a d``sides`` are >= ``target``."""
+    count = 0
+    for _ in range(n_dice):
+        if roll_die(state, sides) >= target:
+            count += 1
+    return count
+
+
+@jit
+def roll_at_least(state, sides, target, modifier):
+    """True when one die + ``modifier`` >= ``target``."""
+    return roll_die(state, sides) + modifier >= target
+
+
+@jit
+def roll_at_most(state, sides, target, modifier):
+    """True when one die + ``modifier`` <= ``target``."""
+    return roll_die(state, sides) + modifier <= target
+
+
+@jit
+def roll_under_identified(state, n_dice, sides, face_offset, out):
+    """Roll ``n_dice`` distinguishable dice with faces ``1 + face_offset .. sides + face_offset``.
+
+    Writes the dice in roll order into ``out[:n_dice]`` and returns their sum. Die 0 is the
+    distinguished ("Sombra") die; dice 1.. are the fixed "quality" dice (B-17 damage II),
+    so damage is always read from the same roll as the hit test.
+    """
+    total = 0
+    for i in range(n_dice):
+        d = roll_die(state, sides) + face_offset
+        out[i] = d
+        total += d
+    return total
+
+
+# ----------------------------------------------------------------------------------
+# chunked histogram kernels (public API: analyzer.dice)
+# ----------------------------------------------------------------------------------
+
+@parallel_jit
+def pool_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
+                   n_dice, group_value, group_explodes, group_n,
+                   n_cancel, cancel_value, cancel_explodes, cancel_n, n_bins):
+    """Histogram of ``max(0, pool_total - cancellations)`` per chunk.
+
+    Both pools come as :func:`pool_table` tables. With ``n_cancel = 0`` this is the plain
+    exploding pool; with a cancellation table
+    (Dystopian Wars AA/CC: a 5 cancels 1 hit, a 6 cancels 2) it is the net hits after
+    defensive dice. Values >= ``n_bins - 1`` land in the last bin (counted in
+    ``counters[:, 2]``). Returns ``(hist[chunk, value], counters[chunk, 3])`` with
+    counters = (explosion caps hit, dice rolled, values clipped).
+    """
+    n_chunks = chunk_hi - chunk_lo
+    hist = np.zeros((n_chunks, n_bins), np.int64)
+    counters = np.zeros((n_chunks, 3), np.int64)
+    for c in prange(n_chunks):
+        state = np.empty(STATE_WORDS, np.uint64)
+        chunk = chunk_lo + c
+        seed_stream(state, seed, key, chunk)
+        row = np.zeros(3, np.int64)  # chunk-local: no false sharing between threads
+        for _ in range(chunk_trials(chunk, chunk_size, n_trials)):
+            hits = pool_total(state, n_dice, group_value, group_explodes, group_n, row)
+            if n_cancel > 0:
+                hits -= pool_total(state, n_cancel, cancel_value, cancel_explodes, cancel_n, row)
+                if hits < 0:
+                    hits = 0
+            if hits >= n_bins - 1:
+                hits = n_bins - 1
+                row[2] += 1
+            hist[c, hits] += 1
+        counters[c, :] = row
+    return hist, counters
+
+
+@parallel_jit
+def roll_under_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
+                         n_dice, sides, face_offset):
+    """Joint histogram of (sum of all dice, sum of the quality dice 1..n-1) per chunk.
+
+    ``hist[chunk, total, quality]``; a roll-under test ``total + modifier <= skill`` and
+    its damage are read from the same roll.
+    """
+    n_chunks = chunk_hi - chunk_lo
+    max_face = sides + face_offset
+    hist = np.zeros((n_chunks, n_dice * max_face + 1, (n_dice - 1) * max_face + 1), np.int64)
+    for c in prange(n_chunks):
+        state = np.empty(STATE_WORDS, np.uint64)
+        dice = np.empty(n_dice, np.int64)
+        chunk = chunk_lo + c
+        seed_stream(state, seed, key, chunk)
+        for _ in range(chunk_trials(chunk, chunk_size, n_trials)):
+            total = roll_under_identified(state, n_dice, sides, face_offset, dice)
+            hist[c, total, total - dice[0]] += 1
+    return hist
+
+
+@parallel_jit
+def count_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
+                    n_dice, sides, target):
+    """Histogram of how many of ``n_dice`` d``sides`` roll >= ``target``, per chunk.
+
+    ``P(count >= 1)`` is the "any of N dice >= k" test (Breaking News morale).
+    """
+    n_chunks = chunk_hi - chunk_lo
+    hist = np.zeros((n_chunks, n_dice + 1), np.int64)
+    for c in prange(n_chunks):
+        state = np.empty(STATE_WORDS, np.uint64)
+        chunk = chunk_lo + c
+        seed_stream(state, seed, key, chunk)
+        for _ in range(chunk_trials(chunk, chunk_size, n_trials)):
+            hist[c, count_at_least(state, n_dice, sides, target)] += 1
+    return hist
+
+
+@parallel_jit
+def modified_roll_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
+                            sides, modifier):
+    """Histogram of one d``sides`` + ``modifier`` (index = modified roll - modifier - 1).
+
+    Threshold tests (d10 >= n, d10 <= n, d6 tables) read their probability from it.
+    """
+    n_chunks = chunk_hi - chunk_lo
+    hist = np.zeros((n_chunks, sides), np.int64)
+    for c in prange(n_chunks):
+        state = np.empty(STATE_WORDS, np.uint64)
+        chunk = chunk_lo + c
+        seed_stream(state, seed, key, chunk)
+        for _ in range(chunk_trials(chunk, chunk_size, n_trials)):
+            hist[c, roll_die(state, sides) - 1] += 1
+    return hist
+
+
+@parallel_jit
+def raw_draws(seed, key, chunk_lo, chunk_hi, chunk_size, n_draws):
+    """XOR of ``n_draws`` raw 64-bit draws per chunk: the RNG's own speed (benchmarks)."""
+    n_chunks = chunk_hi - chunk_lo
+    out = np.zeros(n_chunks, np.uint64)
+    for c in prange(n_chunks):
+        state = np.empty(STATE_WORDS, np.uint64)
+        chunk = chunk_lo + c
+        seed_stream(state, seed, key, chunk)
+        acc = np.uint64(0)
+        for _ in range(chunk_trials(chunk, chunk_size, n_draws)):
+            acc ^= next_u64(state)
+        out[c] = acc
+    return out

@@ -1,0 +1,1491 @@
+"""Slow, obviously-correct pure-Python reference for the Dystopian Wars questions.
+
+Spec: ``docs/models/dystopian_wars.md``; rules: ``shared/rules/dystopian_wars.md`` (cited as §N).
+Randomness: only ``random.Random(seed)``. Imports nothing from ``analyzer`` or ``kernels``.
+
+Public API
+----------
+simulate(question, params, rules, data, trials, seed) -> {metric: [per-trial values]}
+load_data(path_or_none) -> data mapping (placeholder wrappers kept)
+allocations(params, rules, data) -> ordered allocation list of ``fire_allocation``
+exact_attack / exact_ram / exact_collision / exact_boarding / exact_rout_test /
+exact_fire_allocation / exact_duel_1v1 -> exact oracles with ``fractions.Fraction``
+"""
+from __future__ import annotations
+
+import copy
+import itertools
+import math
+import pathlib
+import random
+from fractions import Fraction
+
+import yaml
+
+GAME = "dystopian_wars"
+QUESTIONS = ("attack", "fire_allocation", "ram", "collision", "boarding", "rout_test", "duel")
+
+# Named caps (spec "Caps").
+EXPLODE_CAP = 100            # extra dice per exploding chain (one original die)
+INITIATIVE_REROLL_CAP = 100  # initiative re-rolls on ties; side A goes first when reached
+MAX_ALLOCATIONS_DEFAULT = 64
+
+RULE_OPTIONS = {
+    # name: (default, allowed values)                                  digest ambiguity
+    "obscured_to_hit": ("six", ("six", "size_based")),                  # Amb 1
+    "surface_vs_submerged": ("forbidden_rb1", ("forbidden_rb1", "only_rb1")),  # Amb 2
+    "primary_rb1_vs_set_number": ("improve", ("improve", "hardest_wins")),     # Amb 3
+    "modified_six": ("two_hits_no_explode", ("two_hits_no_explode", "one_hit")),  # Amb 4
+    "ram_dice": ("exploding", ("exploding", "plain")),                  # Amb 5
+    "mine_dice": ("exploding", ("exploding", "plain")),                 # Amb 5
+    "melee_dice": ("exploding", ("exploding", "plain")),                # Amb 5
+    "own_weapons_link": ("halved", ("halved", "full")),                 # Amb 6
+    "fast_elusive_scope": ("capital_only", ("capital_only", "all")),    # Amb 7
+    "ram_no_crits": ("all_collision_and_reply", ("all_collision_and_reply", "rr0_only")),  # Amb 10
+    "boarding_defender_dice": ("current_ap", ("current_ap", "fig_md")),  # Amb 11
+    "both_zero_ap": ("no_capture", ("no_capture", "derelict")),         # Amb 11 (not stated)
+    "fractional_range": ("next_band", ("next_band", "lower_band")),     # Amb 13
+    "initiative_tie": ("reroll", ("reroll", "a_first", "b_first")),     # Amb 14
+    "small_hp_critical": ("two_damage", ("two_damage", "destroyed", "off")),  # §11 damage
+    "ram_reply": ("after_damage", ("after_damage", "simultaneous")),    # spec decision
+    "boarding_defense_dice": ("one_per_success", ("one_per_success", "hit_table")),  # spec decision
+}
+
+WEAPON_TYPES = ("primary", "secondary", "rocket", "torpedo", "bomb", "mine")
+DEGRADING = ("primary", "secondary")          # §11 "Damage to AD" (gunnery); AA/CC handled apart
+SMALL_RULE_WEAPONS = ("primary", "secondary", "rocket", "torpedo", "bomb")  # §11 "Small targets"
+STATES = ("surface", "flying", "diving", "submerged", "obscured")
+SIZES = ("tiny", "small", "medium", "large", "massive")
+AIR = ("flying", "obscured")
+
+
+# --------------------------------------------------------------------------- data
+
+def unwrap(x):
+    """Strip {ph: V, note} / {ex: V, note} wrappers recursively."""
+    if isinstance(x, dict):
+        keys = set(x)
+        if "ph" in keys and keys <= {"ph", "note"}:
+            return unwrap(x["ph"])
+        if "ex" in keys and keys <= {"ex", "note"}:
+            return unwrap(x["ex"])
+        return {k: unwrap(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [unwrap(v) for v in x]
+    return x
+
+
+def _default_root():
+    return pathlib.Path(__file__).resolve().parents[2] / "scenarios" / GAME
+
+
+def load_data(path_or_none=None):
+    """Load game data: ``data/*.yaml`` merged, plus ``profiles`` from ``fleets/*.yaml``.
+
+    ``path_or_none``: None (repo default), the game scenario folder (with ``data/`` and
+    ``fleets/``), or one YAML file holding the whole mapping.
+    """
+    root = pathlib.Path(path_or_none) if path_or_none is not None else _default_root()
+    if root.is_file():
+        with open(root) as fh:
+            return yaml.safe_load(fh)
+    data = {}
+    for f in sorted((root / "data").glob("*.yaml")):
+        with open(f) as fh:
+            data.update(yaml.safe_load(fh) or {})
+    profiles = {}
+    for f in sorted((root / "fleets").glob("*.yaml")):
+        with open(f) as fh:
+            doc = yaml.safe_load(fh) or {}
+        for name, prof in (doc.get("profiles") or {}).items():
+            if name in profiles:
+                raise ValueError(f"duplicate profile {name!r} in {f}")
+            profiles[name] = prof
+    data["profiles"] = profiles
+    return data
+
+
+def _data(data):
+    """Unwrapped copy of the game data (default data when None)."""
+    return unwrap(copy.deepcopy(data if data is not None else load_data()))
+
+
+def _rules(rules):
+    rules = dict(rules or {})
+    out = {}
+    for k, v in rules.items():
+        if k not in RULE_OPTIONS:
+            raise ValueError(f"unknown rule option {k!r}")
+        if v not in RULE_OPTIONS[k][1]:
+            raise ValueError(f"rule {k}={v!r} not in {RULE_OPTIONS[k][1]}")
+        out[k] = v
+    for k, (d, _) in RULE_OPTIONS.items():
+        out.setdefault(k, d)
+    return out
+
+
+def _check_keys(mapping, allowed, where):
+    extra = set(mapping) - set(allowed)
+    if extra:
+        raise ValueError(f"{where}: unknown keys {sorted(extra)}; allowed {sorted(allowed)}")
+
+
+# --------------------------------------------------------------------------- dice (§1)
+
+def die_outcome(r, t, mod, explode, modified_six):
+    """One natural roll r -> (hits, roll_again). §1 hit table, natural 1 fails, modified 6."""
+    if r == 1:
+        return 0, False
+    v = min(r + mod, 6)
+    if v < t:
+        return 0, False
+    if not explode:                      # plain 4+ reading (Amb 5): one hit per success
+        return 1, False
+    if v < 6:
+        return 1, False
+    if r == 6:
+        return 2, True
+    return (2 if modified_six == "two_hits_no_explode" else 1), False
+
+
+def roll_hits(rng, n, t, mod=0, explode=True, modified_six="two_hits_no_explode", cap_counter=None):
+    hits = 0
+    for _ in range(n):
+        r = rng.randint(1, 6)
+        extra = 0
+        while True:
+            h, again = die_outcome(r, t, mod, explode, modified_six)
+            hits += h
+            if not again:
+                break
+            if extra >= EXPLODE_CAP:
+                if cap_counter is not None:
+                    cap_counter[0] += 1
+                break
+            extra += 1
+            r = rng.randint(1, 6)
+    return hits
+
+
+def roll_cancels(rng, n):
+    """AA/CC vs rockets/torpedoes: 5 cancels 1 hit, 6 cancels 2; no explosion (§11)."""
+    c = 0
+    for _ in range(n):
+        r = rng.randint(1, 6)
+        c += 2 if r == 6 else (1 if r == 5 else 0)
+    return c
+
+
+def roll_rout_successes(rng, n):
+    """§8: 1-3 nothing, 4-5 one success, 6 two; no explosion."""
+    s = 0
+    for _ in range(n):
+        r = rng.randint(1, 6)
+        s += 2 if r == 6 else (1 if r >= 4 else 0)
+    return s
+
+
+def die_pmf(t, mod=0, explode=True, modified_six="two_hits_no_explode", H=60):
+    """Exact pmf of the hits of ONE die (its whole exploding chain), truncated to 0..H."""
+    base = [Fraction(0)] * (H + 1)
+    p_again = Fraction(0)
+    for r in range(1, 7):
+        h, again = die_outcome(r, t, mod, explode, modified_six)
+        if again:
+            p_again += Fraction(1, 6)
+        else:
+            base[h] += Fraction(1, 6)
+    # exploding outcome = 2 hits + a fresh chain: g = base + p_again * x^2 * g
+    g = [Fraction(0)] * (H + 1)
+    for k in range(H + 1):
+        g[k] = base[k] + (p_again * g[k - 2] if k >= 2 else 0)
+    return g
+
+
+def expected_hits_per_die(t, mod=0, explode=True, modified_six="two_hits_no_explode"):
+    """Exact E[hits] of one die chain: (sum of non-exploding hits*p + 2*p6) / (1 - p6)."""
+    num = Fraction(0)
+    p_again = Fraction(0)
+    for r in range(1, 7):
+        h, again = die_outcome(r, t, mod, explode, modified_six)
+        num += Fraction(h, 6)
+        if again:
+            p_again += Fraction(1, 6)
+    return num / (1 - p_again)
+
+
+def _conv(a, b, H):
+    c = [Fraction(0)] * (H + 1)
+    for i, x in enumerate(a):
+        if x:
+            for j in range(0, H + 1 - i):
+                y = b[j]
+                if y:
+                    c[i + j] += x * y
+    return c
+
+
+def pool_pmf(n, t, mod=0, explode=True, modified_six="two_hits_no_explode", H=60):
+    """pmf of total hits of n dice, truncated at H (mass beyond H is 1 - sum)."""
+    out = [Fraction(0)] * (H + 1)
+    out[0] = Fraction(1)
+    d = die_pmf(t, mod, explode, modified_six, H)
+    for _ in range(n):
+        out = _conv(out, d, H)
+    return out
+
+
+def cancel_pmf(n):
+    out = {0: Fraction(1)}
+    for _ in range(n):
+        new = {}
+        for k, p in out.items():
+            for c, q in ((0, Fraction(4, 6)), (1, Fraction(1, 6)), (2, Fraction(1, 6))):
+                new[k + c] = new.get(k + c, 0) + p * q
+        out = new
+    return out
+
+
+def rout_pmf(n):
+    out = {0: Fraction(1)}
+    for _ in range(n):
+        new = {}
+        for k, p in out.items():
+            for c, q in ((0, Fraction(1, 2)), (1, Fraction(1, 3)), (2, Fraction(1, 6))):
+                new[k + c] = new.get(k + c, 0) + p * q
+        out = new
+    return out
+
+
+def half_ad(ad):
+    """§11 linked fire: each extra adds half (round down); an AD of 1 stays 1."""
+    return 1 if ad == 1 else ad // 2
+
+
+def degrade(ad, hp_lost, wtype):
+    """§11 Damage to AD: -1 per HP lost for gunnery, never below 1 (AD 0 stays 0)."""
+    if ad <= 0:
+        return 0
+    if wtype in DEGRADING:
+        return max(1, ad - hp_lost)
+    return ad
+
+
+def degrade_aux(v, hp_lost):
+    """AA/CC also lose 1 per HP lost, never below 1 (0 stays 0)."""
+    return 0 if v <= 0 else max(1, v - hp_lost)
+
+
+# --------------------------------------------------------------------------- to-hit (§1, §9, §11)
+
+def check_legal(weapon, band, att_state, tgt, rules):
+    """Raise ValueError if the attack is illegal (spec 'attack' legality L1-L8)."""
+    ts, size = tgt["state"], tgt["size"]
+    if size == "tiny":
+        raise ValueError("ordnance and mines cannot target tiny models (§11)")
+    if att_state == "submerged":
+        if weapon != "torpedo":
+            raise ValueError("a submerged model attacks only with torpedoes (§11)")
+        if ts in AIR:
+            raise ValueError("a submerged model cannot attack flyers (§9)")
+    if weapon != "mine":
+        if att_state == "obscured" and ts == "submerged":
+            raise ValueError("an obscured model cannot fire at a submerged one (§11)")
+        if att_state in ("surface", "diving") and ts == "submerged":
+            if rules["surface_vs_submerged"] == "forbidden_rb1" and band == 1:
+                raise ValueError("surface model cannot fire at a submerged one in RB1 (Amb 2)")
+            if rules["surface_vs_submerged"] == "only_rb1" and band != 1:
+                raise ValueError("surface model fires at a submerged one only in RB1 (Amb 2)")
+        if att_state in ("surface", "diving") and ts in AIR and band == 1:
+            raise ValueError("surface model cannot fire at a flyer in RB1 (§11)")
+    if weapon == "torpedo" and ts in AIR:
+        raise ValueError("torpedoes cannot affect flyers or obscured models (§11)")
+    if weapon == "bomb" and att_state not in AIR:
+        raise ValueError("bombs are used by flyers only (§11)")
+    if weapon in ("bomb", "mine") and ts in AIR and size not in ("large", "massive"):
+        raise ValueError("bombs/mines hit only large or massive flyers (§11)")
+
+
+def to_hit_number(weapon, band, attacker, tgt, rules, data):
+    """Final to-hit number t (2..6) by the spec procedure T1-T4."""
+    th = data["to_hit"]
+    ts = tgt["state"]
+    if ts in ("surface",):
+        state_n = th["vs_surface"]
+    elif ts == "flying":
+        state_n = th["vs_flying"]
+    elif ts == "diving":
+        state_n = th["vs_diving_surfaced"]
+    elif ts == "submerged":
+        state_n = th["vs_submerged"]
+    else:  # obscured
+        state_n = th["vs_obscured"]
+        if rules["obscured_to_hit"] == "size_based" and tgt["size"] in ("medium", "large", "massive"):
+            state_n = th["vs_obscured_size_based"]
+    other = []
+    if weapon != "mine":
+        if attacker["state"] == "obscured":
+            other.append(th["obscured_attacker"])
+        capital = attacker["capital"]
+        if weapon in SMALL_RULE_WEAPONS:
+            if capital and tgt["size"] == "small":
+                other.append(th["small_target_capital"])
+            scope_ok = capital or rules["fast_elusive_scope"] == "all"
+            if scope_ok and tgt.get("fast"):
+                other.append(th["fast_target"])
+            if scope_ok and tgt.get("elusive"):
+                other.append(th["elusive_target"])
+    if weapon in ("bomb", "mine") and ts in AIR:
+        other.append(th["bomb_or_mine_vs_large_flyer"])
+    if weapon == "primary" and band == 1:
+        m = th["primary_rb1_modifier"]
+        if rules["primary_rb1_vs_set_number"] == "improve":
+            t = max([state_n] + other) + m
+        else:
+            t = max([state_n + m] + other)
+    else:
+        t = max([state_n] + other)
+    return max(t, 2)
+
+
+# --------------------------------------------------------------------------- damage (§11)
+
+def crit_pmf(data, critical_hp=None):
+    """pmf of HP damage of ONE critical roll: override > table (weighted) > default."""
+    if critical_hp is not None:
+        return {int(critical_hp): Fraction(1)}
+    table = unwrap(data.get("critical_table") or [])
+    if table:
+        tot = sum(int(e.get("weight", 1)) for e in table)
+        out = {}
+        for e in table:
+            out[int(e["hp_damage"])] = out.get(int(e["hp_damage"]), 0) + Fraction(int(e.get("weight", 1)), tot)
+        return out
+    return {int(unwrap(data["critical_default"])["hp_damage"]): Fraction(1)}
+
+
+def draw_crit(rng, cpmf):
+    if len(cpmf) == 1:
+        return next(iter(cpmf))
+    # weights are Fractions with a common denominator; draw an integer on it
+    den = math.lcm(*[p.denominator for p in cpmf.values()])
+    u = rng.randrange(den)
+    acc = 0
+    for v in sorted(cpmf):
+        acc += int(cpmf[v] * den)
+        if u < acc:
+            return v
+    raise AssertionError
+
+
+def damage_from_hits(hits, tgt, crits_allowed, rules, rng, cpmf):
+    """§11: hits>=CR -> floor(hits/CR) critical rolls (or the <=2 HP rule); elif >=DR -> 1 HP."""
+    cr, dr = tgt["cr"], tgt["dr"]
+    if crits_allowed and hits >= cr:
+        opt = rules["small_hp_critical"]
+        if opt != "off" and tgt["hp"] <= 2:
+            return 2 if opt == "two_damage" else tgt["hp"] - tgt["hp_lost"]
+        return sum(draw_crit(rng, cpmf) for _ in range(hits // cr))
+    return 1 if hits >= dr else 0
+
+
+def damage_pmf_given_hits(hits, tgt, crits_allowed, rules, cpmf):
+    cr, dr = tgt["cr"], tgt["dr"]
+    if crits_allowed and hits >= cr:
+        opt = rules["small_hp_critical"]
+        if opt != "off" and tgt["hp"] <= 2:
+            return {2 if opt == "two_damage" else tgt["hp"] - tgt["hp_lost"]: Fraction(1)}
+        out = {0: Fraction(1)}
+        for _ in range(hits // cr):
+            new = {}
+            for a, p in out.items():
+                for b, q in cpmf.items():
+                    new[a + b] = new.get(a + b, 0) + p * q
+            out = new
+        return out
+    return {1 if hits >= dr else 0: Fraction(1)}
+
+
+# --------------------------------------------------------------------------- params helpers
+
+TARGET_KEYS = {"profile", "size", "state", "dr", "cr", "hp", "hp_lost", "fast", "elusive",
+               "defense_dice", "count"}
+
+
+def _profile(data, name):
+    profs = unwrap(data.get("profiles") or {})
+    if name not in profs:
+        raise ValueError(f"unknown profile {name!r}; known {sorted(profs)}")
+    return profs[name]
+
+
+def _target(spec, data, where="target", extra_keys=False):
+    spec = unwrap(dict(spec or {}))
+    _check_keys(spec, TARGET_KEYS if extra_keys else TARGET_KEYS - {"defense_dice", "count"}, where)
+    base = {}
+    if spec.get("profile"):
+        p = _profile(data, spec["profile"])
+        base = {k: p[k] for k in ("size", "dr", "cr", "hp") if k in p}
+        base["fast"] = bool(p.get("fast", False))
+        base["elusive"] = bool(p.get("elusive", False))
+    t = {"size": "medium", "state": "surface", "hp_lost": 0, "fast": False, "elusive": False}
+    t.update(base)
+    t.update({k: v for k, v in spec.items() if k not in ("profile", "count", "defense_dice")})
+    for k in ("dr", "cr", "hp"):
+        if k not in t:
+            raise ValueError(f"{where}: missing {k} (give it or a profile)")
+    if t["size"] not in SIZES or t["state"] not in STATES:
+        raise ValueError(f"{where}: bad size/state {t['size']}/{t['state']}")
+    if not (t["dr"] >= 1 and t["cr"] >= 1 and t["hp"] >= 1 and 0 <= t["hp_lost"] < t["hp"]):
+        raise ValueError(f"{where}: need dr, cr, hp >= 1 and 0 <= hp_lost < hp")
+    return t
+
+
+def _weapon_from_profile(data, prof_name, weapon):
+    p = _profile(data, prof_name)
+    ws = p.get("weapons") or []
+    if isinstance(weapon, int):
+        return ws[weapon]
+    for w in ws:
+        if w["name"] == weapon:
+            return w
+    raise ValueError(f"profile {prof_name} has no weapon {weapon!r}")
+
+
+# --------------------------------------------------------------------------- attack
+
+ATTACK_KEYS = {"attack_dice", "weapon", "range_band", "hp_lost", "attacker", "target",
+               "defense_dice", "to_hit_modifier", "linked_ad", "own_linked_ad", "critical_hp"}
+ATTACKER_KEYS = {"capital", "state", "profile", "weapon"}
+
+
+def resolve_attack(params, rules, data):
+    """Validate attack params and return the compiled attack (spec 'attack' A1-A6)."""
+    params = unwrap(dict(params))
+    _check_keys(params, ATTACK_KEYS, "attack.params")
+    att = dict(params.get("attacker") or {})
+    _check_keys(att, ATTACKER_KEYS, "attack.params.attacker")
+    band = int(params.get("range_band", 2))
+    if band not in (1, 2, 3, 4):
+        raise ValueError("range_band must be 1..4")
+    prof = None
+    if att.get("profile"):
+        prof = _profile(data, att["profile"])
+    capital = bool(att.get("capital", prof.get("capital", False) if prof else False))
+    state = att.get("state", "surface")
+    if state not in STATES:
+        raise ValueError(f"attacker.state {state!r}")
+    wtype = params.get("weapon")
+    if att.get("weapon") is not None:
+        if prof is None:
+            raise ValueError("attacker.weapon needs attacker.profile")
+        if params.get("attack_dice") is not None:
+            raise ValueError("give either attack_dice or attacker.profile+attacker.weapon, not both")
+        w = _weapon_from_profile(data, att["profile"], att["weapon"])
+        if wtype is not None and wtype != w["type"]:
+            raise ValueError("weapon type differs from the profile weapon's type")
+        wtype = w["type"]
+        base_ad = int(w["ad"][band - 1])
+    else:
+        if params.get("attack_dice") is None:
+            raise ValueError("attack_dice is required (or attacker.profile + attacker.weapon)")
+        base_ad = int(params["attack_dice"])
+    wtype = wtype or "primary"
+    if wtype not in WEAPON_TYPES:
+        raise ValueError(f"weapon {wtype!r} not in {WEAPON_TYPES}")
+    hp_lost = int(params.get("hp_lost", 0))
+    if base_ad < 0 or hp_lost < 0:
+        raise ValueError("attack_dice and hp_lost must be >= 0")
+    ad = degrade(base_ad, hp_lost, wtype)
+    # linked fire (§11): lead full, each other weapon half (1 stays 1); own weapons per Amb 6
+    linked = [int(x) for x in params.get("linked_ad", []) or []]
+    own = [int(x) for x in params.get("own_linked_ad", []) or []]
+    if (linked or own) and wtype == "mine":
+        raise ValueError("mines cannot be linked (§11)")
+    if rules["own_weapons_link"] == "full":
+        ad = ad + sum(own)
+        own_add = 0
+    else:
+        own_add = sum(half_ad(a) for a in own)
+    n = ad + own_add + sum(half_ad(a) for a in linked)
+    tgt = _target(params.get("target"), data)
+    dd = int(params.get("defense_dice", 0))
+    if dd < 0:
+        raise ValueError("defense_dice must be >= 0")
+    if dd > 0 and wtype not in ("rocket", "torpedo"):
+        raise ValueError("defense_dice cancel only rocket (AA) or torpedo (CC) hits (§11)")
+    mod = int(params.get("to_hit_modifier", 0))
+    if mod not in (0, 1, 2):
+        raise ValueError("to_hit_modifier must be 0, 1 or 2")
+    attacker = {"capital": capital, "state": state}
+    check_legal(wtype, band, state, tgt, rules)
+    t = to_hit_number(wtype, band, attacker, tgt, rules, data)
+    explode = not (wtype == "mine" and rules["mine_dice"] == "plain")
+    return {"n": n, "t": t, "mod": mod, "explode": explode, "defense": dd, "target": tgt,
+            "cpmf": crit_pmf(data, params.get("critical_hp")), "weapon": wtype}
+
+
+def _attack_trial(rng, a, rules):
+    hits = roll_hits(rng, a["n"], a["t"], a["mod"], a["explode"], rules["modified_six"])
+    if a["defense"]:
+        hits = max(0, hits - roll_cancels(rng, a["defense"]))
+    tgt = a["target"]
+    dmg = damage_from_hits(hits, tgt, True, rules, rng, a["cpmf"])
+    return hits, dmg
+
+
+def _sim_attack(params, rules, data, trials, rng):
+    a = resolve_attack(params, rules, data)
+    tgt = a["target"]
+    rem = tgt["hp"] - tgt["hp_lost"]
+    out = {k: [] for k in ("hits", "p_damage", "p_critical", "criticals", "hp_damage", "p_destroyed")}
+    for _ in range(trials):
+        hits, dmg = _attack_trial(rng, a, rules)
+        out["hits"].append(hits)
+        out["p_damage"].append(1 if hits >= tgt["dr"] else 0)
+        out["p_critical"].append(1 if hits >= tgt["cr"] else 0)
+        out["criticals"].append(hits // tgt["cr"])
+        out["hp_damage"].append(dmg)
+        out["p_destroyed"].append(1 if dmg >= rem else 0)
+    return out
+
+
+def attack_hits_pmf(a, rules, H):
+    """Exact pmf of hits after cancellation, truncated to 0..H, plus tail mass (> H)."""
+    pm = pool_pmf(a["n"], a["t"], a["mod"], a["explode"], rules["modified_six"], H)
+    tail = 1 - sum(pm)
+    if a["defense"]:
+        cp = cancel_pmf(a["defense"])
+        new = [Fraction(0)] * (H + 1)
+        for h, p in enumerate(pm):
+            if p:
+                for c, q in cp.items():
+                    new[max(0, h - c)] += p * q
+        pm = new  # tail mass stays "beyond H" (a lower bound: tail hits minus <= 2*defense)
+    return pm, tail
+
+
+def exact_attack(params, rules=None, data=None, H=None):
+    """Exact distributions of every attack metric, as {metric: {value: Fraction}}.
+
+    Hits above H are lumped into value H+1 (key ``"tail"`` gives that mass; the default H makes
+    it < 1e-20 for <= 40 dice). p_* metrics are exact whenever DR, CR <= H+1.
+    """
+    rules = _rules(rules)
+    data = _data(data)
+    a = resolve_attack(params, rules, data)
+    if H is None:
+        H = 3 * a["n"] + 60
+    pm, tail = attack_hits_pmf(a, rules, H)
+    tgt = a["target"]
+    rem = tgt["hp"] - tgt["hp_lost"]
+    hits_d = {h: p for h, p in enumerate(pm) if p}
+    if tail:
+        hits_d[H + 1] = hits_d.get(H + 1, 0) + tail
+    res = {k: {} for k in ("hits", "p_damage", "p_critical", "criticals", "hp_damage", "p_destroyed")}
+
+    def add(m, v, p):
+        res[m][v] = res[m].get(v, 0) + p
+
+    for h, p in hits_d.items():
+        add("hits", h, p)
+        add("p_damage", 1 if h >= tgt["dr"] else 0, p)
+        add("p_critical", 1 if h >= tgt["cr"] else 0, p)
+        add("criticals", h // tgt["cr"], p)
+        for d, q in damage_pmf_given_hits(h, tgt, True, rules, a["cpmf"]).items():
+            add("hp_damage", d, p * q)
+            add("p_destroyed", 1 if d >= rem else 0, p * q)
+    res["tail"] = tail
+    return res
+
+
+# --------------------------------------------------------------------------- fire_allocation
+
+FA_KEYS = {"weapon", "range_band", "attacker", "weapons", "targets", "to_hit_modifier",
+           "allocations", "max_allocations", "critical_hp", "objective"}
+FA_WEAPON_KEYS = {"model", "ad", "hp_lost", "profile", "name"}
+
+
+def _fa_compile(params, rules, data):
+    params = unwrap(dict(params))
+    _check_keys(params, FA_KEYS, "fire_allocation.params")
+    wtype = params.get("weapon", "primary")
+    if wtype not in WEAPON_TYPES or wtype == "mine":
+        raise ValueError("fire_allocation weapon must be primary/secondary/rocket/torpedo/bomb")
+    band = int(params.get("range_band", 2))
+    att = dict(params.get("attacker") or {})
+    _check_keys(att, {"capital", "state"}, "fire_allocation.params.attacker")
+    attacker = {"capital": bool(att.get("capital", False)), "state": att.get("state", "surface")}
+    weapons = []
+    for i, w in enumerate(params.get("weapons") or []):
+        _check_keys(w, FA_WEAPON_KEYS, f"weapons[{i}]")
+        if w.get("profile"):
+            pw = _weapon_from_profile(data, w["profile"], w.get("name", 0))
+            if pw["type"] != wtype:
+                raise ValueError(f"weapons[{i}] type {pw['type']} != {wtype}")
+            base = int(pw["ad"][band - 1])
+        else:
+            base = int(w["ad"])
+        ad = degrade(base, int(w.get("hp_lost", 0)), wtype)
+        weapons.append({"model": int(w.get("model", i)), "ad": ad})
+    if not weapons:
+        raise ValueError("fire_allocation needs at least one weapon")
+    targets = []
+    for j, ts in enumerate(params.get("targets") or []):
+        cnt = int(ts.get("count", 1))
+        tgt = _target(ts, data, f"targets[{j}]", extra_keys=True)
+        check_legal(wtype, band, attacker["state"], tgt, rules)
+        dd = int(ts.get("defense_dice", 0))
+        if dd and wtype not in ("rocket", "torpedo"):
+            raise ValueError("defense_dice only against rockets/torpedoes")
+        for _ in range(cnt):
+            targets.append({"tgt": dict(tgt), "defense": dd,
+                            "t": to_hit_number(wtype, band, attacker, tgt, rules, data)})
+    if not targets:
+        raise ValueError("fire_allocation needs at least one target")
+    mod = int(params.get("to_hit_modifier", 0))
+    if params.get("objective", "hp_damage") not in ("hp_damage", "kills", "p_kill_all"):
+        raise ValueError("objective must be hp_damage, kills or p_kill_all")
+    return {"weapon": wtype, "band": band, "weapons": weapons, "targets": targets, "mod": mod,
+            "cpmf": crit_pmf(data, params.get("critical_hp"))}
+
+
+def linked_ad(weapons, idxs, rules):
+    """§11 linked fire AD of weapons idxs: lead = largest AD (ties lowest index)."""
+    lead = min(idxs, key=lambda i: (-weapons[i]["ad"], i))
+    if rules["own_weapons_link"] == "full":
+        per_model = {}
+        for i in idxs:
+            per_model[weapons[i]["model"]] = per_model.get(weapons[i]["model"], 0) + weapons[i]["ad"]
+        lm = weapons[lead]["model"]
+        return per_model[lm] + sum(half_ad(v) for m, v in per_model.items() if m != lm)
+    return weapons[lead]["ad"] + sum(half_ad(weapons[i]["ad"]) for i in idxs if i != lead)
+
+
+def even_parts(ad, k):
+    """Split ad into k parts differing by <= 1, larger parts first (13 over 2 -> 7, 6)."""
+    q, r = divmod(ad, k)
+    return [q + 1 if x < r else q for x in range(k)]
+
+
+def _alloc_name(attacks):
+    parts = []
+    for at in attacks:
+        if at["kind"] == "linked":
+            parts.append("L[" + "+".join(f"w{i}" for i in at["weapons"]) + f"]>T{at['target']}")
+        elif at["kind"] == "whole":
+            parts.append(f"w{at['weapons'][0]}>T{at['target']}")
+        else:
+            parts.append(f"w{at['weapons'][0]}:{at['ad']}>T{at['target']}")
+    return ", ".join(parts)
+
+
+def _family(attacks):
+    if any(a["kind"] == "split" for a in attacks):
+        return "split"
+    nl = sum(1 for a in attacks if a["kind"] == "linked")
+    ns = sum(1 for a in attacks if a["kind"] == "whole")
+    if nl == 0:
+        return "separate"
+    if nl == 1 and ns == 0:
+        return "linked"
+    return "mixed"
+
+
+def allocations(params, rules=None, data=None):
+    """Ordered allocation list (id, name, family, attacks) per the spec enumeration."""
+    rules = _rules(rules)
+    data = _data(data)
+    c = _fa_compile(params, rules, data)
+    W, T = c["weapons"], c["targets"]
+    n, m = len(W), len(T)
+    usable = [i for i in range(n) if W[i]["ad"] >= 1]
+    spec = unwrap(params).get("allocations", "auto")
+    allocs = []
+    if spec == "auto":
+        for assign in itertools.product(range(m), repeat=len(usable)):
+            groups = {}
+            for i, j in zip(usable, assign):
+                groups.setdefault(j, []).append(i)
+            multi = sorted(j for j, g in groups.items() if len(g) >= 2)
+            for mask in range(2 ** len(multi)):
+                attacks = []
+                for j in sorted(groups):
+                    g = groups[j]
+                    if j in multi and mask >> multi.index(j) & 1:
+                        attacks.append({"kind": "linked", "weapons": list(g), "target": j,
+                                        "ad": linked_ad(W, g, rules)})
+                    else:
+                        for i in g:
+                            attacks.append({"kind": "whole", "weapons": [i], "target": j, "ad": W[i]["ad"]})
+                attacks.sort(key=lambda a: (a["weapons"][0], a["target"]))
+                allocs.append(attacks)
+        nu = len(usable)
+        if nu >= 1 and m > nu:  # split_cover: targets dealt round-robin, each weapon splits evenly
+            attacks = []
+            for k, i in enumerate(usable):
+                tj = [j for j in range(m) if j % nu == k]
+                for j, part in zip(tj, even_parts(W[i]["ad"], len(tj))):
+                    if part >= 1:
+                        attacks.append({"kind": "split", "weapons": [i], "target": j, "ad": part})
+            allocs.append(attacks)
+    else:
+        for k, al in enumerate(spec):
+            _check_keys(al, {"name", "attacks"}, f"allocations[{k}]")
+            attacks, used_link, split_t = [], set(), {}
+            for at in al["attacks"]:
+                j = int(at["target"])
+                if not 0 <= j < m:
+                    raise ValueError(f"allocations[{k}]: target {j} out of range")
+                if "weapons" in at:
+                    g = [int(i) for i in at["weapons"]]
+                    if used_link & set(g) or set(g) & set(split_t):
+                        raise ValueError(f"allocations[{k}]: weapon used twice")
+                    used_link |= set(g)
+                    kind = "linked" if len(g) >= 2 else "whole"
+                    attacks.append({"kind": kind, "weapons": g, "target": j,
+                                    "ad": linked_ad(W, g, rules) if kind == "linked" else W[g[0]]["ad"]})
+                else:
+                    i, part = int(at["weapon"]), int(at["ad"])
+                    if i in used_link or j in split_t.get(i, set()):
+                        raise ValueError(f"allocations[{k}]: illegal split of w{i}")
+                    split_t.setdefault(i, set()).add(j)
+                    attacks.append({"kind": "split", "weapons": [i], "target": j, "ad": part})
+            for i, ts in split_t.items():
+                if sum(a["ad"] for a in attacks if a["kind"] == "split" and a["weapons"][0] == i) > W[i]["ad"]:
+                    raise ValueError(f"allocations[{k}]: split parts of w{i} exceed its AD")
+            allocs.append(attacks)
+    cap = int(unwrap(params).get("max_allocations", MAX_ALLOCATIONS_DEFAULT))
+    if len(allocs) > cap:
+        raise ValueError(f"{len(allocs)} allocations > max_allocations={cap}; list them explicitly")
+    out = []
+    for k, attacks in enumerate(allocs):
+        name = (spec[k].get("name") if spec != "auto" else None) or _alloc_name(attacks)
+        out.append({"id": f"A{k:02d}", "name": name, "family": _family(attacks), "attacks": attacks})
+    return out
+
+
+def _sim_fire_allocation(params, rules, data, trials, rng):
+    c = _fa_compile(params, rules, data)
+    al = allocations(params, rules, data)
+    T = c["targets"]
+    out = {}
+    for a in al:
+        for m in ("hp_damage", "kills", "p_kill_all"):
+            out[f"{m}.{a['id']}"] = []
+    for _ in range(trials):
+        for a in al:
+            dmg = [0] * len(T)
+            for at in a["attacks"]:
+                tt = T[at["target"]]
+                hits = roll_hits(rng, at["ad"], tt["t"], c["mod"], True, rules["modified_six"])
+                if tt["defense"]:
+                    hits = max(0, hits - roll_cancels(rng, tt["defense"]))
+                dmg[at["target"]] += damage_from_hits(hits, tt["tgt"], True, rules, rng, c["cpmf"])
+            rem = [tt["tgt"]["hp"] - tt["tgt"]["hp_lost"] for tt in T]
+            kills = sum(1 for d, r in zip(dmg, rem) if d >= r)
+            out[f"hp_damage.{a['id']}"].append(sum(min(d, r) for d, r in zip(dmg, rem)))
+            out[f"kills.{a['id']}"].append(kills)
+            out[f"p_kill_all.{a['id']}"].append(1 if kills == len(T) else 0)
+    return out
+
+
+def _damage_pmf(n, t, mod, explode, defense, tgt, crits_allowed, rules, cpmf, H=None):
+    """Exact pmf of damage from one attack of n dice (tail mass lumped at hits = H+1)."""
+    H = H if H is not None else 3 * n + 60
+    a = {"n": n, "t": t, "mod": mod, "explode": explode, "defense": defense}
+    pm, tail = attack_hits_pmf(a, rules, H)
+    hd = {h: p for h, p in enumerate(pm) if p}
+    if tail:
+        hd[H + 1] = hd.get(H + 1, 0) + tail
+    out = {}
+    for h, p in hd.items():
+        for d, q in damage_pmf_given_hits(h, tgt, crits_allowed, rules, cpmf).items():
+            out[d] = out.get(d, 0) + p * q
+    return out
+
+
+def exact_fire_allocation(params, rules=None, data=None, H=None):
+    """Exact expected metrics per allocation: {id: {hp_damage, kills, p_kill_all}} (Fractions).
+
+    H: hits truncation per attack (default 3*AD+60; the tail is lumped at H+1)."""
+    rules = _rules(rules)
+    data = _data(data)
+    c = _fa_compile(params, rules, data)
+    T = c["targets"]
+    res, cache = {}, {}
+    for a in allocations(params, rules, data):
+        e_dmg, e_kills, p_all = Fraction(0), Fraction(0), Fraction(1)
+        for j, tt in enumerate(T):
+            rem = tt["tgt"]["hp"] - tt["tgt"]["hp_lost"]
+            dist = {0: Fraction(1)}
+            for at in a["attacks"]:
+                if at["target"] != j:
+                    continue
+                key = (at["ad"], j)
+                if key not in cache:
+                    cache[key] = _damage_pmf(at["ad"], tt["t"], c["mod"], True, tt["defense"], tt["tgt"],
+                                             True, rules, c["cpmf"], H)
+                dp = cache[key]
+                new = {}
+                for x, p in dist.items():
+                    for y, q in dp.items():
+                        z = min(rem, x + y)
+                        new[z] = new.get(z, 0) + p * q
+                dist = new
+            pk = dist.get(rem, Fraction(0))
+            e_dmg += sum(x * p for x, p in dist.items())
+            e_kills += pk
+            p_all *= pk
+        res[a["id"]] = {"hp_damage": e_dmg, "kills": e_kills, "p_kill_all": p_all}
+    return res
+
+
+# --------------------------------------------------------------------------- ram / collision (§10)
+
+SHIP_KEYS = {"profile", "rr", "hp", "hp_lost", "dr", "cr", "size"}
+
+
+def _ship(spec, data, where):
+    spec = unwrap(dict(spec or {}))
+    _check_keys(spec, SHIP_KEYS, where)
+    s = {"hp_lost": 0, "rr": 0, "size": "medium"}
+    if spec.get("profile"):
+        p = _profile(data, spec["profile"])
+        s.update({k: p[k] for k in ("rr", "hp", "dr", "cr", "size") if k in p})
+    s.update({k: v for k, v in spec.items() if k != "profile"})
+    for k in ("hp", "dr", "cr"):
+        if k not in s:
+            raise ValueError(f"{where}: missing {k}")
+    if not (s["hp"] >= 1 and 0 <= s["hp_lost"] < s["hp"] and s["dr"] >= 1 and s["cr"] >= 1 and s["rr"] >= 0):
+        raise ValueError(f"{where}: need hp>=1, 0<=hp_lost<hp, dr,cr>=1, rr>=0")
+    return s
+
+
+def _ram_setup(params, rules, data):
+    params = unwrap(dict(params))
+    _check_keys(params, {"rammer", "rammed", "critical_hp"}, "ram.params")
+    ra = _ship(params.get("rammer"), data, "rammer")
+    rd = _ship(params.get("rammed"), data, "rammed")
+    if ra["rr"] < 1:
+        raise ValueError("rammer needs RR >= 1 (RR 0 contact is a collision, §10)")
+    t = data["to_hit"]["ram_dice"]
+    explode = rules["ram_dice"] == "exploding"
+    reply_crits = rules["ram_no_crits"] == "rr0_only" and rd["rr"] >= 1
+    return ra, rd, t, explode, reply_crits, crit_pmf(data, params.get("critical_hp"))
+
+
+def _sim_ram(params, rules, data, trials, rng):
+    ra, rd, t, explode, reply_crits, cp = _ram_setup(params, rules, data)
+    out = {k: [] for k in ("damage_to_rammed", "damage_to_rammer", "p_rammed_destroyed", "p_rammer_destroyed")}
+    for _ in range(trials):
+        h = roll_hits(rng, ra["rr"], t, 0, explode, rules["modified_six"])
+        d_rd = damage_from_hits(h, rd, True, rules, rng, cp)
+        cur = rd["hp"] - rd["hp_lost"]
+        n_reply = max(0, cur - d_rd) if rules["ram_reply"] == "after_damage" else cur
+        h2 = roll_hits(rng, n_reply, t, 0, explode, rules["modified_six"])
+        d_ra = damage_from_hits(h2, ra, reply_crits, rules, rng, cp)
+        out["damage_to_rammed"].append(d_rd)
+        out["damage_to_rammer"].append(d_ra)
+        out["p_rammed_destroyed"].append(1 if d_rd >= cur else 0)
+        out["p_rammer_destroyed"].append(1 if d_ra >= ra["hp"] - ra["hp_lost"] else 0)
+    return out
+
+
+def exact_ram(params, rules=None, data=None):
+    rules = _rules(rules)
+    data = _data(data)
+    ra, rd, t, explode, reply_crits, cp = _ram_setup(params, rules, data)
+    cur = rd["hp"] - rd["hp_lost"]
+    res = {k: {} for k in ("damage_to_rammed", "damage_to_rammer", "p_rammed_destroyed", "p_rammer_destroyed")}
+    d1 = _damage_pmf(ra["rr"], t, 0, explode, 0, rd, True, rules, cp)
+    for x, p in d1.items():
+        n_reply = max(0, cur - x) if rules["ram_reply"] == "after_damage" else cur
+        d2 = _damage_pmf(n_reply, t, 0, explode, 0, ra, reply_crits, rules, cp)
+        for y, q in d2.items():
+            for m, v in (("damage_to_rammed", x), ("damage_to_rammer", y),
+                         ("p_rammed_destroyed", int(x >= cur)),
+                         ("p_rammer_destroyed", int(y >= ra["hp"] - ra["hp_lost"]))):
+                res[m][v] = res[m].get(v, 0) + p * q
+    return res
+
+
+def _collision_setup(params, rules, data):
+    params = unwrap(dict(params))
+    _check_keys(params, {"a", "b", "terrain", "critical_hp"}, "collision.params")
+    a = _ship(params.get("a"), data, "a")
+    terrain = params.get("terrain")
+    if (terrain is None) == (params.get("b") is None):
+        raise ValueError("collision needs exactly one of b (a model) or terrain")
+    b = _ship(params["b"], data, "b") if terrain is None else None
+    if terrain is not None and terrain not in data["terrain_dice"]:
+        raise ValueError(f"terrain must be one of {list(data['terrain_dice'])}")
+    return a, b, terrain, data["to_hit"]["ram_dice"], rules["ram_dice"] == "exploding", \
+        crit_pmf(data, params.get("critical_hp"))
+
+
+def _coll_crits(roller, rules):
+    """Amb 10: default no collision dice crit; rr0_only: dice of a model with RR>=1 may crit."""
+    return rules["ram_no_crits"] == "rr0_only" and roller is not None and roller["rr"] >= 1
+
+
+def _sim_collision(params, rules, data, trials, rng):
+    a, b, terrain, t, explode, cp = _collision_setup(params, rules, data)
+    out = {k: [] for k in ("damage_to_a", "damage_to_b", "p_a_destroyed", "p_b_destroyed")}
+    ra = a["hp"] - a["hp_lost"]
+    for _ in range(trials):
+        if terrain is not None:
+            h = roll_hits(rng, data["terrain_dice"][terrain], t, 0, explode, rules["modified_six"])
+            da, db, rb = damage_from_hits(h, a, False, rules, rng, cp), 0, None
+        else:
+            rb = b["hp"] - b["hp_lost"]
+            ha = roll_hits(rng, ra, t, 0, explode, rules["modified_six"])   # a's dice vs b
+            hb = roll_hits(rng, rb, t, 0, explode, rules["modified_six"])   # b's dice vs a
+            db = damage_from_hits(ha, b, _coll_crits(a, rules), rules, rng, cp)
+            da = damage_from_hits(hb, a, _coll_crits(b, rules), rules, rng, cp)
+        out["damage_to_a"].append(da)
+        out["damage_to_b"].append(db)
+        out["p_a_destroyed"].append(1 if da >= ra else 0)
+        out["p_b_destroyed"].append(1 if (rb is not None and db >= rb) else 0)
+    return out
+
+
+def exact_collision(params, rules=None, data=None):
+    rules = _rules(rules)
+    data = _data(data)
+    a, b, terrain, t, explode, cp = _collision_setup(params, rules, data)
+    ra = a["hp"] - a["hp_lost"]
+    if terrain is not None:
+        da = _damage_pmf(data["terrain_dice"][terrain], t, 0, explode, 0, a, False, rules, cp)
+        db, rb = {0: Fraction(1)}, None
+    else:
+        rb = b["hp"] - b["hp_lost"]
+        db = _damage_pmf(ra, t, 0, explode, 0, b, _coll_crits(a, rules), rules, cp)
+        da = _damage_pmf(rb, t, 0, explode, 0, a, _coll_crits(b, rules), rules, cp)
+    res = {"damage_to_a": da, "damage_to_b": db, "p_a_destroyed": {}, "p_b_destroyed": {}}
+    for x, p in da.items():
+        res["p_a_destroyed"][int(x >= ra)] = res["p_a_destroyed"].get(int(x >= ra), 0) + p
+    for y, q in db.items():
+        v = int(rb is not None and y >= rb)
+        res["p_b_destroyed"][v] = res["p_b_destroyed"].get(v, 0) + q
+    return res
+
+
+# --------------------------------------------------------------------------- boarding (§12)
+
+BOARD_KEYS = {"attacker_ap", "attacker_from", "defense_dice", "defender_ap", "defender_md", "half_md"}
+
+
+def _board_setup(params, rules, data):
+    p = unwrap(dict(params))
+    _check_keys(p, BOARD_KEYS, "boarding.params")
+    ap = int(p["attacker_ap"])
+    if ap < 1:
+        raise ValueError("attacker_ap must be >= 1")
+    frm = p.get("attacker_from", "surface")
+    if frm not in ("surface", "flying", "diving"):
+        raise ValueError("attacker_from must be surface, flying or diving")
+    dd = int(p.get("defense_dice", 0))
+    dap = int(p["defender_ap"])
+    if rules["boarding_defender_dice"] == "fig_md":
+        if p.get("defender_md") is None:
+            raise ValueError("boarding_defender_dice=fig_md needs params.defender_md")
+        dmd = int(p["defender_md"])
+    else:
+        dmd = dap
+    if dd < 0 or dap < 0 or dmd < 0:
+        raise ValueError("defense_dice, defender_ap, defender_md must be >= 0")
+    return ap, dd, dap, dmd, bool(p.get("half_md", False))
+
+
+def _sim_boarding(params, rules, data, trials, rng):
+    ap, dd, dap, dmd, half = _board_setup(params, rules, data)
+    t_def = data["boarding_defense_to_hit"]
+    t_md = data["to_hit"]["melee_dice"]
+    ex = rules["melee_dice"] == "exploding"
+    out = {k: [] for k in ("p_capture", "p_derelict", "attacker_ap_lost", "defender_ap_lost", "attacker_ap_left")}
+    for _ in range(trials):
+        if dap == 0:  # a model with 0 AP that is boarded is captured automatically
+            cap, der, a_left, d_left = 1, 0, ap, 0
+        else:
+            if rules["boarding_defense_dice"] == "one_per_success":
+                dh = sum(1 for _ in range(dd) if rng.randint(1, 6) >= t_def)
+            else:
+                dh = roll_hits(rng, dd, t_def, 0, True, rules["modified_six"])
+            a_now = max(0, ap - dh)
+            md_a = a_now // 2 if half else a_now
+            ha = roll_hits(rng, md_a, t_md, 0, ex, rules["modified_six"])
+            hd = roll_hits(rng, dmd, t_md, 0, ex, rules["modified_six"])
+            d_left = max(0, dap - ha)
+            a_left = max(0, a_now - hd)
+            cap = 1 if (d_left == 0 and a_left >= 1) else 0
+            der = 1 if (d_left == 0 and a_left == 0 and rules["both_zero_ap"] == "derelict") else 0
+        out["p_capture"].append(cap)
+        out["p_derelict"].append(der)
+        out["attacker_ap_lost"].append(ap - a_left)
+        out["defender_ap_lost"].append(dap - d_left)
+        out["attacker_ap_left"].append(a_left)
+    return out
+
+
+def exact_boarding(params, rules=None, data=None):
+    rules = _rules(rules)
+    data = _data(data)
+    ap, dd, dap, dmd, half = _board_setup(params, rules, data)
+    res = {k: {} for k in ("p_capture", "p_derelict", "attacker_ap_lost", "defender_ap_lost", "attacker_ap_left")}
+
+    def add(vals, p):
+        for k, v in vals.items():
+            res[k][v] = res[k].get(v, 0) + p
+
+    if dap == 0:
+        add({"p_capture": 1, "p_derelict": 0, "attacker_ap_lost": 0, "defender_ap_lost": 0,
+             "attacker_ap_left": ap}, Fraction(1))
+        return res
+    t_def, t_md = data["boarding_defense_to_hit"], data["to_hit"]["melee_dice"]
+    ex = rules["melee_dice"] == "exploding"
+    if rules["boarding_defense_dice"] == "one_per_success":
+        q = Fraction(7 - t_def, 6)
+        def_d = {k: math.comb(dd, k) * q ** k * (1 - q) ** (dd - k) for k in range(dd + 1)}
+    else:
+        H = 2 * dd + 40
+        pm = pool_pmf(dd, t_def, 0, True, rules["modified_six"], H)
+        def_d = {k: p for k, p in enumerate(pm) if p}
+        def_d[H + 1] = 1 - sum(pm)
+    for dh, p1 in def_d.items():
+        a_now = max(0, ap - dh)
+        md_a = a_now // 2 if half else a_now
+        Ha, Hd = 2 * md_a + 40, 2 * dmd + 40
+        pa = pool_pmf(md_a, t_md, 0, ex, rules["modified_six"], Ha)
+        pd = pool_pmf(dmd, t_md, 0, ex, rules["modified_six"], Hd)
+        da = {k: v for k, v in enumerate(pa) if v}
+        da[Ha + 1] = da.get(Ha + 1, 0) + (1 - sum(pa))
+        dd_ = {k: v for k, v in enumerate(pd) if v}
+        dd_[Hd + 1] = dd_.get(Hd + 1, 0) + (1 - sum(pd))
+        for ha, p2 in da.items():
+            for hd, p3 in dd_.items():
+                p = p1 * p2 * p3
+                if not p:
+                    continue
+                d_left, a_left = max(0, dap - ha), max(0, a_now - hd)
+                add({"p_capture": int(d_left == 0 and a_left >= 1),
+                     "p_derelict": int(d_left == 0 and a_left == 0 and rules["both_zero_ap"] == "derelict"),
+                     "attacker_ap_lost": ap - a_left, "defender_ap_lost": dap - d_left,
+                     "attacker_ap_left": a_left}, p)
+    return res
+
+
+# --------------------------------------------------------------------------- rout_test (§8)
+
+ROUT_KEYS = {"squadron_size", "models_lost", "commodore_lost", "near_commodore", "out_of_command",
+             "successes_needed"}
+
+
+def rout_needed(size, lost, commodore_lost):
+    """§8: 1; 2 if commodore lost; 2 if lost >= half; 3 if both."""
+    return 1 + (1 if lost >= 1 and 2 * lost >= size else 0) + (1 if commodore_lost else 0)
+
+
+def _rout_setup(params, data):
+    p = unwrap(dict(params))
+    _check_keys(p, ROUT_KEYS, "rout_test.params")
+    size, lost = int(p.get("squadron_size", 3)), int(p.get("models_lost", 1))
+    cl = bool(p.get("commodore_lost", False))
+    near, out = bool(p.get("near_commodore", False)), bool(p.get("out_of_command", False))
+    if not (size >= 1 and 0 <= lost < size):
+        raise ValueError("need squadron_size >= 1 and 0 <= models_lost < squadron_size")
+    if near and cl:
+        raise ValueError("near_commodore is impossible while the commodore is lost")
+    rt = data["rout_test"]
+    dice = max(0, rt["dice"] + (rt["commodore_bonus_dice"] if near else 0)
+               - (rt["out_of_command_penalty_dice"] if out else 0))
+    need = p.get("successes_needed")
+    need = int(need) if need is not None else rout_needed(size, lost, cl)
+    return dice, need
+
+
+def _sim_rout(params, rules, data, trials, rng):
+    dice, need = _rout_setup(params, data)
+    out = {"p_pass": [], "successes": []}
+    for _ in range(trials):
+        s = roll_rout_successes(rng, dice)
+        out["p_pass"].append(1 if s >= need else 0)
+        out["successes"].append(s)
+    return out
+
+
+def exact_rout_test(params, rules=None, data=None):
+    data = _data(data)
+    dice, need = _rout_setup(params, data)
+    pm = rout_pmf(dice)
+    pp = sum(p for k, p in pm.items() if k >= need)
+    return {"p_pass": {1: pp, 0: 1 - pp}, "successes": pm}
+
+
+# --------------------------------------------------------------------------- duel
+
+DUEL_KEYS = {"side_a", "side_b", "range", "target_policy", "max_turns", "critical_hp"}
+MODEL_KEYS = {"profile", "hp_lost", "state", "commodore", "count"}
+POLICIES = ("first", "weakest", "strongest", "spread", "random")
+
+
+def _duel_compile(params, rules, data):
+    p = unwrap(dict(params))
+    _check_keys(p, DUEL_KEYS, "duel.params")
+    sides = []
+    for key in ("side_a", "side_b"):
+        side = p.get(key) or {}
+        _check_keys(side, {"squadrons"}, key)
+        models, squads = [], []
+        n_comm = 0
+        for s_i, sq in enumerate(side.get("squadrons") or []):
+            _check_keys(sq, {"name", "models"}, f"{key}.squadrons[{s_i}]")
+            members = []
+            for m in sq.get("models") or []:
+                _check_keys(m, MODEL_KEYS, f"{key}.squadrons[{s_i}].models")
+                prof = _profile(data, m["profile"])
+                for _ in range(int(m.get("count", 1))):
+                    ws = []
+                    for w in prof.get("weapons") or []:
+                        if w["type"] == "mine":
+                            continue  # mines are not modelled in the duel
+                        ws.append({"type": w["type"], "ad": [int(x) for x in w["ad"]]})
+                    mod = {"squadron": s_i, "size": prof["size"], "capital": bool(prof.get("capital", False)),
+                           "hp": int(prof["hp"]), "dr": int(prof["dr"]), "cr": int(prof["cr"]),
+                           "aa": int(prof.get("aa", 0)), "cc": int(prof.get("cc", 0)),
+                           "mv": float(prof.get("mv", 0)), "points": float(prof.get("points", 0)),
+                           "fast": bool(prof.get("fast", False)), "elusive": bool(prof.get("elusive", False)),
+                           "state": m.get("state", "surface"), "hp_lost0": int(m.get("hp_lost", 0)),
+                           "commodore": bool(m.get("commodore", False)), "weapons": ws}
+                    if mod["state"] not in STATES or not 0 <= mod["hp_lost0"] < mod["hp"]:
+                        raise ValueError(f"{key}: bad state or hp_lost")
+                    n_comm += mod["commodore"]
+                    members.append(len(models))
+                    models.append(mod)
+            if not members:
+                raise ValueError(f"{key}.squadrons[{s_i}] has no models")
+            squads.append(members)
+        if not squads:
+            raise ValueError(f"{key} needs at least one squadron")
+        if n_comm > 1:
+            raise ValueError(f"{key}: at most one commodore")
+        sides.append({"models": models, "squads": squads})
+    rng_ = dict(p.get("range") or {"mode": "fixed", "bands": [2]})
+    mode = rng_.get("mode", "fixed")
+    if mode == "fixed":
+        _check_keys(rng_, {"mode", "bands"}, "range")
+        bands = [int(b) for b in rng_.get("bands", [2])]
+        if not bands or any(b not in (1, 2, 3, 4) for b in bands):
+            raise ValueError("range.bands: non-empty list of 1..4")
+        rng_ = {"mode": "fixed", "bands": bands}
+    elif mode == "closing":
+        _check_keys(rng_, {"mode", "start", "speed_a", "speed_b", "min_distance"}, "range")
+        rng_ = {"mode": "closing", "start": float(rng_["start"]),
+                "speed": [rng_.get("speed_a"), rng_.get("speed_b")],
+                "min_distance": float(rng_.get("min_distance", 0))}
+    else:
+        raise ValueError("range.mode must be fixed or closing")
+    pol = dict(p.get("target_policy") or {})
+    _check_keys(pol, {"a", "b"}, "target_policy")
+    pols = [pol.get("a", "first"), pol.get("b", "first")]
+    if any(x not in POLICIES for x in pols):
+        raise ValueError(f"target_policy values must be in {POLICIES}")
+    turns = int(p.get("max_turns", 6))
+    if turns < 1:
+        raise ValueError("max_turns >= 1")
+    return {"sides": sides, "range": rng_, "policy": pols, "max_turns": turns,
+            "cpmf": crit_pmf(data, p.get("critical_hp"))}
+
+
+def band_of(d, rules, data):
+    """§11 bands of 8in; Amb 13: next_band = ceil(d/8) (8.5 -> RB2), lower_band = ceil(floor(d)/8)."""
+    w = data["range_band_inches"]
+    x = d if rules["fractional_range"] == "next_band" else math.floor(d)
+    return max(1, math.ceil(x / w))
+
+
+def _initiative(rng, rules, data):
+    """Return 0 if side A activates first, else 1 (2D6 each, §4; ties Amb 14)."""
+    nd = data["initiative_dice"]
+    for _ in range(INITIATIVE_REROLL_CAP):
+        a = sum(rng.randint(1, 6) for _ in range(nd))
+        b = sum(rng.randint(1, 6) for _ in range(nd))
+        if a != b:
+            return 0 if a > b else 1
+        if rules["initiative_tie"] == "a_first":
+            return 0
+        if rules["initiative_tie"] == "b_first":
+            return 1
+    return 0
+
+
+def _legal(wtype, band, att_state, tgt, rules):
+    try:
+        check_legal(wtype, band, att_state, tgt, rules)
+        return True
+    except ValueError:
+        return False
+
+
+def _duel_trial(c, rules, data, rng):
+    sides = c["sides"]
+    hp_lost = [[m["hp_lost0"] for m in s["models"]] for s in sides]
+    alive = [[True] * len(s["models"]) for s in sides]
+    start_n = [[len(sq) for sq in s["squads"]] for s in sides]
+    brk = [[False] * len(s["squads"]) for s in sides]
+    comm_lost = [False, False]
+    rout_fails = [0, 0]
+    dist = c["range"]["start"] if c["range"]["mode"] == "closing" else None
+    winner, turn = None, 0
+
+    def sq_alive(x, s):
+        return any(alive[x][i] for i in sides[x]["squads"][s])
+
+    def side_alive(x):
+        return any(alive[x])
+
+    def test(x, s, lost_in_sq):
+        dice = data["rout_test"]["dice"]
+        comm = [i for i in sides[x]["squads"][s] if sides[x]["models"][i]["commodore"] and alive[x][i]]
+        if comm:
+            dice += data["rout_test"]["commodore_bonus_dice"]
+        need = rout_needed(start_n[x][s], lost_in_sq, comm_lost[x])
+        return roll_rout_successes(rng, dice) >= need
+
+    for turn in range(1, c["max_turns"] + 1):
+        first = _initiative(rng, rules, data)
+        done = [[False] * len(s["squads"]) for s in sides]
+        cur = first
+        while True:
+            nxt = [s for s in range(len(sides[cur]["squads"])) if not done[cur][s] and sq_alive(cur, s)]
+            if not nxt:
+                other = 1 - cur
+                if not [s for s in range(len(sides[other]["squads"])) if not done[other][s] and sq_alive(other, s)]:
+                    break
+                cur = other
+                continue
+            s = nxt[0]
+            done[cur][s] = True
+            x, y = cur, 1 - cur
+            had_break = brk[x][s]
+            members = [i for i in sides[x]["squads"][s] if alive[x][i]]
+            # 1. move (closing mode)
+            if c["range"]["mode"] == "closing":
+                sp = c["range"]["speed"][x]
+                sp = float(sp) if sp is not None else min(sides[x]["models"][i]["mv"] for i in members)
+                dist = max(c["range"]["min_distance"], dist - sp)
+                band = band_of(dist, rules, data)
+            else:
+                bands = c["range"]["bands"]
+                band = bands[min(turn, len(bands)) - 1]
+            lost_now = [0] * len(sides[y]["squads"])
+            comm_now = False
+            # 2. declare all attacks (policy on the state after movement)
+            declared = []
+            if band <= data["range_bands"]:
+                k = 0
+                for i in members:
+                    am = sides[x]["models"][i]
+                    for w in am["weapons"]:
+                        if w["ad"][band - 1] < 1:
+                            continue
+                        elig = [j for j, tm in enumerate(sides[y]["models"]) if alive[y][j] and
+                                _legal(w["type"], band, am["state"], tm, rules)]
+                        if not elig:
+                            continue
+                        pol = c["policy"][x]
+                        if pol == "first":
+                            j = elig[0]
+                        elif pol == "weakest":
+                            j = min(elig, key=lambda j: (sides[y]["models"][j]["hp"] - hp_lost[y][j], j))
+                        elif pol == "strongest":
+                            j = min(elig, key=lambda j: (-sides[y]["models"][j]["points"], j))
+                        elif pol == "spread":
+                            j = elig[k % len(elig)]
+                        else:
+                            j = elig[rng.randrange(len(elig))]
+                        k += 1
+                        declared.append((i, w, j))
+            # 3. resolve in declaration order
+            for i, w, j in declared:
+                if not alive[y][j]:
+                    continue  # target already destroyed: the attack is lost
+                am, tm = sides[x]["models"][i], sides[y]["models"][j]
+                n = degrade(w["ad"][band - 1], hp_lost[x][i], w["type"])
+                tgt = {"size": tm["size"], "state": tm["state"], "fast": tm["fast"], "elusive": tm["elusive"],
+                       "dr": tm["dr"], "cr": tm["cr"], "hp": tm["hp"], "hp_lost": hp_lost[y][j]}
+                t = to_hit_number(w["type"], band, {"capital": am["capital"], "state": am["state"]},
+                                  tgt, rules, data)
+                hits = roll_hits(rng, n, t, 0, True, rules["modified_six"])
+                if w["type"] == "rocket":
+                    hits = max(0, hits - roll_cancels(rng, degrade_aux(tm["aa"], hp_lost[y][j])))
+                elif w["type"] == "torpedo":
+                    hits = max(0, hits - roll_cancels(rng, degrade_aux(tm["cc"], hp_lost[y][j])))
+                hp_lost[y][j] += damage_from_hits(hits, tgt, True, rules, rng, c["cpmf"])
+                if hp_lost[y][j] >= tm["hp"]:
+                    alive[y][j] = False
+                    lost_now[tm["squadron"]] += 1
+                    if tm["commodore"]:
+                        comm_now = True
+            if not side_alive(y):
+                winner = x
+                break
+            # 4. rout tests (7a) for enemy squadrons that lost models / all if commodore lost now
+            new_comm = comm_now and not comm_lost[y]
+            if new_comm:
+                comm_lost[y] = True
+            for s2 in range(len(sides[y]["squads"])):
+                if not sq_alive(y, s2):
+                    continue
+                if lost_now[s2] >= 1 or new_comm:
+                    lost_total = sum(1 for i in sides[y]["squads"][s2] if not alive[y][i])
+                    if not test(y, s2, lost_total):
+                        brk[y][s2] = True
+                        rout_fails[y] += 1
+            # 5. bravery test (7b) for the active squadron if it had Break before activating
+            if had_break:
+                lost_total = sum(1 for i in sides[x]["squads"][s] if not alive[x][i])
+                if test(x, s, lost_total):
+                    brk[x][s] = False
+            cur = y
+        if winner is not None:
+            break
+    res = {"p_win_a": int(winner == 0), "p_win_b": int(winner == 1), "p_draw": int(winner is None),
+           "turns": turn}
+    for x, tag in ((0, "a"), (1, "b")):
+        ms = sides[x]["models"]
+        res[f"points_destroyed_{tag}"] = sum(m["points"] for i, m in enumerate(ms) if not alive[x][i])
+        res[f"survivors_{tag}"] = sum(alive[x])
+        res[f"rout_fails_{tag}"] = rout_fails[x]
+    return res
+
+
+DUEL_METRICS = ("p_win_a", "p_win_b", "p_draw", "turns", "points_destroyed_a", "points_destroyed_b",
+                "survivors_a", "survivors_b", "rout_fails_a", "rout_fails_b")
+
+
+def _sim_duel(params, rules, data, trials, rng):
+    c = _duel_compile(params, rules, data)
+    out = {k: [] for k in DUEL_METRICS}
+    for _ in range(trials):
+        r = _duel_trial(c, rules, data, rng)
+        for k in DUEL_METRICS:
+            out[k].append(r[k])
+    return out
+
+
+def exact_duel_1v1(params, rules=None, data=None):
+    """Exact {metric: {value: Fraction}} for p_win_a/p_win_b/p_draw/turns of a duel with ONE model
+    per side and a fixed range schedule (no rout effect possible). Attack tails (< 1e-25) are
+    treated as 'hits = H+1'."""
+    rules = _rules(rules)
+    data = _data(data)
+    c = _duel_compile(params, rules, data)
+    if c["range"]["mode"] != "fixed" or any(len(s["models"]) != 1 for s in c["sides"]):
+        raise ValueError("exact_duel_1v1 needs one model per side and range.mode fixed")
+    A, B = c["sides"][0]["models"][0], c["sides"][1]["models"][0]
+    ms = (A, B)
+    # P(side A first)
+    nd = data["initiative_dice"]
+    sums = {}
+    for rolls in itertools.product(range(1, 7), repeat=nd):
+        sums[sum(rolls)] = sums.get(sum(rolls), 0) + Fraction(1, 6 ** nd)
+    p_gt = sum(p * q for a, p in sums.items() for b, q in sums.items() if a > b)
+    p_tie = sum(p * p for p in sums.values())
+    tie = rules["initiative_tie"]
+    # reroll with cap: geometric; the cap's leftover mass goes to A (tie**CAP negligible but exact)
+    if tie == "reroll":
+        pa = p_gt * (1 - p_tie ** INITIATIVE_REROLL_CAP) / (1 - p_tie) + p_tie ** INITIATIVE_REROLL_CAP
+    elif tie == "a_first":
+        pa = p_gt + p_tie
+    else:
+        pa = p_gt
+    cache = {}
+
+    def activation(x, lost, band):
+        """dist over new hp_lost of the target after model x fires all weapons (sequential)."""
+        y = 1 - x
+        am, tm = ms[x], ms[y]
+        dist = {lost[y]: Fraction(1)}
+        for w in am["weapons"]:
+            if w["ad"][band - 1] < 1 or not _legal(w["type"], band, am["state"], tm, rules):
+                continue
+            new = {}
+            for l, p in dist.items():
+                if l >= tm["hp"]:
+                    new[l] = new.get(l, 0) + p
+                    continue
+                tgt = {"size": tm["size"], "state": tm["state"], "fast": tm["fast"], "elusive": tm["elusive"],
+                       "dr": tm["dr"], "cr": tm["cr"], "hp": tm["hp"], "hp_lost": l}
+                t = to_hit_number(w["type"], band, {"capital": am["capital"], "state": am["state"]}, tgt, rules, data)
+                n = degrade(w["ad"][band - 1], lost[x], w["type"])
+                dd = 0
+                if w["type"] == "rocket":
+                    dd = degrade_aux(tm["aa"], l)
+                elif w["type"] == "torpedo":
+                    dd = degrade_aux(tm["cc"], l)
+                key = (n, t, dd, l, y)
+                if key not in cache:
+                    cache[key] = _damage_pmf(n, t, 0, True, dd, tgt, True, rules, c["cpmf"])
+                for d, q in cache[key].items():
+                    nl = min(tm["hp"], l + d)
+                    new[nl] = new.get(nl, 0) + p * q
+            dist = new
+        return dist
+
+    res = {"p_win_a": {}, "p_win_b": {}, "p_draw": {}, "turns": {}}
+
+    def finish(w, turn, p):
+        res["p_win_a"][int(w == 0)] = res["p_win_a"].get(int(w == 0), 0) + p
+        res["p_win_b"][int(w == 1)] = res["p_win_b"].get(int(w == 1), 0) + p
+        res["p_draw"][int(w is None)] = res["p_draw"].get(int(w is None), 0) + p
+        res["turns"][turn] = res["turns"].get(turn, 0) + p
+
+    states = {(A["hp_lost0"], B["hp_lost0"]): Fraction(1)}
+    bands = c["range"]["bands"]
+    for turn in range(1, c["max_turns"] + 1):
+        band = bands[min(turn, len(bands)) - 1]
+        nxt = {}
+        for (la, lb), p in states.items():
+            for first, pf in ((0, pa), (1, 1 - pa)):
+                if not pf:
+                    continue
+                lost = [la, lb]
+                d1 = activation(first, lost, band) if band <= 4 else {lost[1 - first]: Fraction(1)}
+                for l1, q1 in d1.items():
+                    lost1 = list(lost)
+                    lost1[1 - first] = l1
+                    if l1 >= ms[1 - first]["hp"]:
+                        finish(first, turn, p * pf * q1)
+                        continue
+                    sec = 1 - first
+                    d2 = activation(sec, lost1, band) if band <= 4 else {lost1[first]: Fraction(1)}
+                    for l2, q2 in d2.items():
+                        lost2 = list(lost1)
+                        lost2[first] = l2
+                        if l2 >= ms[first]["hp"]:
+                            finish(sec, turn, p * pf * q1 * q2)
+                        else:
+                            k = tuple(lost2)
+                            nxt[k] = nxt.get(k, 0) + p * pf * q1 * q2
+        states = nxt
+    for _, p in states.items():
+        finish(None, c["max_turns"], p)
+    return res
+
+
+# --------------------------------------------------------------------------- entry point
+
+_SIM = {"attack": _sim_attack, "fire_allocation": _sim_fire_allocation, "ram": _sim_ram,
+        "collision": _sim_collision, "boarding": _sim_boarding, "rout_test": _sim_rout,
+        "duel": _sim_duel}
+
+
+def simulate(question, params, rules, data, trials, seed):
+    """Run ``trials`` trials of ``question``; return {metric: [per-trial value, ...]}."""
+    if question not in _SIM:
+        raise ValueError(f"unknown question {question!r}; known {QUESTIONS}")
+    rules = _rules(rules)
+    data = unwrap(copy.deepcopy(data if data is not None else load_data()))
+    rng = random.Random(seed)
+    return _SIM[question](params or {}, rules, data, int(trials), rng)
