@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+DEMO ?= scenarios/dice/pool_vs_cancel.yaml
 
 .PHONY: setup demo test bench clean
 
@@ -15,7 +16,7 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/analyzer run scenarios/demo.yaml
+	$(BIN)/analyzer run $(DEMO)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

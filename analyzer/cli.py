@@ -63,23 +63,46 @@ def _fmt(s: dict) -> str:
     return f"{s['mean']:.4f} ± {s['se']:.4f}  [{s['ci_low']:.4f}, {s['ci_high']:.4f}]"
 
 
+MAX_TABLE_METRICS = 6
+
+
 def _print_summary(summary: dict, run_dir: Optional[Path]) -> None:
-    for pt in summary["points"]:
-        title = f"{summary['scenario']} ({summary['game']}/{summary['question']}, {summary['mode']})"
-        if pt["swept"]:
-            title += " · " + ", ".join(f"{k}={v}" for k, v in pt["swept"].items())
+    points = summary["points"]
+    mc = summary["mode"] == "monte_carlo"
+    title = f"{summary['scenario']} ({summary['game']}/{summary['question']}, {summary['mode']})"
+    if len(points) == 1:
+        pt = points[0]
         table = Table(title=title, title_justify="left")
         table.add_column("metric")
-        table.add_column("mean ± se  [95% CI]" if summary["mode"] == "monte_carlo" else "exact")
+        table.add_column("mean ± se  [95% CI]" if mc else "exact")
         for name, s in pt["metrics"].items():
             table.add_row(name, _fmt(s))
-        caption = f"{pt['trials']:,} trials" if pt["trials"] else "exact"
-        if summary["placeholders"]:
-            caption += f" · {len(summary['placeholders'])} PLACEHOLDER value(s) used (not in the rule source)"
-        table.caption = caption
-        err.print(table)
-        for note in pt.get("notes", []):
-            err.print(f"  note: {note}", highlight=False)
+    else:
+        swept = list(points[0]["swept"])
+        names = list(points[0]["metrics"])
+        shown = names[:MAX_TABLE_METRICS]
+        table = Table(title=title, title_justify="left")
+        for col in swept:
+            table.add_column(col)
+        for name in shown:
+            table.add_column(name + (" (± se)" if mc else ""), justify="right")
+        for pt in points:
+            cells = [str(pt["swept"][c]) for c in swept]
+            for name in shown:
+                s = pt["metrics"][name]
+                cells.append(f"{s['mean']:.4f} ± {s['se']:.4f}" if mc and s["se"] else f"{s['mean']:.4g}")
+            table.add_row(*cells)
+        if len(names) > len(shown):
+            err.print(f"  ({len(names) - len(shown)} more metrics in summary.json / points.parquet)")
+    trials = points[0]["trials"]
+    caption = f"{trials:,} trials per point" if trials else "exact"
+    if summary["placeholders"]:
+        caption += f" · {len(summary['placeholders'])} PLACEHOLDER value(s) used (not in the rule source)"
+    table.caption = caption
+    err.print(table)
+    notes = sorted({n for pt in points for n in pt.get("notes", [])})
+    for note in notes:
+        err.print(f"  note: {note}", highlight=False)
     if summary["placeholders"]:
         err.print("[yellow]Placeholders used (values the rule sources do not give; replace them "
                   "with your copy of the game):[/]")

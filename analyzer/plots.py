@@ -131,7 +131,8 @@ def _heatmap(meta, points, metric: str, x: str, y: str, fixed: dict | None = Non
     for (i, j), v in np.ndenumerate(vals):
         if math.isfinite(v):
             hw = half.to_numpy(dtype=float)[i, j]
-            txt = fmt.format(v) + (f"\n±{hw:.2f}" if meta["mode"] == "monte_carlo" and table.size <= 48 else "")
+            show_hw = meta["mode"] == "monte_carlo" and table.size <= 48 and math.isfinite(hw)
+            txt = fmt.format(v) + (f"\n±{hw:.1g}" if show_hw else "")
             ax.text(j, i, txt, ha="center", va="center", fontsize=7,
                     color="white" if (v - np.nanmin(vals)) < 0.5 * (np.nanmax(vals) - np.nanmin(vals) + 1e-12) else "black")
     fig.colorbar(im, ax=ax, label=info["label"])
