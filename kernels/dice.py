@@ -59,22 +59,14 @@ def pool_table(face_value, face_explodes, max_group_faces=1296):
 
 
 @hot_jit
-def pool_total(state, n_dice, group_value, group_explodes, group_n, counters):
-    """Roll ``n_dice`` and add up the face values (tables from :func:`pool_table`).
-
-    Every exploding face adds one more die; the extra dice of one generation are rolled
-    together as the next generation, and may explode again. After
-    ``EXPLOSION_DEPTH_CAP`` generations the dice still owed are dropped and counted in
-    ``counters[0]``; ``counters[1]`` counts every die rolled.
-
-    The stream state is held in locals for the whole pool (the same bits, in the same
-    order, as :func:`kernels.rng.uniform_small` would take them).
+def pool_total_locals(s0, s1, s2, s3, buf, lanes, n_dice, group_value, group_explodes, group_n):
+    """:func:`pool_total` on a stream state held in scalars (kept in registers by loops
+    that roll many pools). Returns ``(s0, s1, s2, s3, buf, lanes, total, rolled, dropped)``.
     """
-    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
-    buf, lanes = state[4], state[5]
     k = group_n.shape[0] - 1
     total = 0
     rolled = 0
+    dropped = 0
     remaining = n_dice
     generation = 0
     while remaining > 0:
@@ -83,7 +75,7 @@ def pool_total(state, n_dice, group_value, group_explodes, group_n, counters):
         while remaining > 0:
             g = k if remaining >= k else remaining
             un = np.uint64(group_n[g])
-            while True:
+            while True:  # kernels.rng.uniform_small, inlined on the local state
                 if lanes == _U0:
                     s0, s1, s2, s3, buf = xoshiro_step(s0, s1, s2, s3)
                     lanes = _LANES
@@ -100,11 +92,27 @@ def pool_total(state, n_dice, group_value, group_explodes, group_n, counters):
         remaining = extra
         generation += 1
         if generation > EXPLOSION_DEPTH_CAP and remaining > 0:
-            counters[0] += remaining
+            dropped = remaining
             break
-    counters[1] += rolled
+    return s0, s1, s2, s3, buf, lanes, total, rolled, dropped
+
+
+@hot_jit
+def pool_total(state, n_dice, group_value, group_explodes, group_n, counters):
+    """Roll ``n_dice`` and add up the face values (tables from :func:`pool_table`).
+
+    Every exploding face adds one more die; the extra dice of one generation are rolled
+    together as the next generation, and may explode again. After
+    ``EXPLOSION_DEPTH_CAP`` generations the dice still owed are dropped and counted in
+    ``counters[0]``; ``counters[1]`` counts every die rolled.
+    """
+    s0, s1, s2, s3, buf, lanes, total, rolled, dropped = pool_total_locals(
+        state[0], state[1], state[2], state[3], state[4], state[5],
+        n_dice, group_value, group_explodes, group_n)
     state[0], state[1], state[2], state[3] = s0, s1, s2, s3
     state[4], state[5] = buf, lanes
+    counters[0] += dropped
+    counters[1] += rolled
     return total
 
 
@@ -166,22 +174,33 @@ def pool_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
     n_chunks = chunk_hi - chunk_lo
     hist = np.zeros((n_chunks, n_bins), np.int64)
     counters = np.zeros((n_chunks, 3), np.int64)
+    top = n_bins - 1
     for c in prange(n_chunks):
         state = np.empty(STATE_WORDS, np.uint64)
         chunk = chunk_lo + c
         seed_stream(state, seed, key, chunk)
-        row = np.zeros(3, np.int64)  # chunk-local: no false sharing between threads
+        s0, s1, s2, s3, buf, lanes = state[0], state[1], state[2], state[3], state[4], state[5]
+        dropped = 0
+        rolled = 0
+        clipped = 0
         for _ in range(chunk_trials(chunk, chunk_size, n_trials)):
-            hits = pool_total(state, n_dice, group_value, group_explodes, group_n, row)
-            if n_cancel > 0:
-                hits -= pool_total(state, n_cancel, cancel_value, cancel_explodes, cancel_n, row)
-                if hits < 0:
-                    hits = 0
-            if hits >= n_bins - 1:
-                hits = n_bins - 1
-                row[2] += 1
+            s0, s1, s2, s3, buf, lanes, hits, r, d = pool_total_locals(
+                s0, s1, s2, s3, buf, lanes, n_dice, group_value, group_explodes, group_n)
+            rolled += r
+            dropped += d
+            if n_cancel:
+                s0, s1, s2, s3, buf, lanes, cancels, r, d = pool_total_locals(
+                    s0, s1, s2, s3, buf, lanes, n_cancel, cancel_value, cancel_explodes, cancel_n)
+                rolled += r
+                dropped += d
+                hits = max(hits - cancels, 0)
+            if hits > top:
+                hits = top
+                clipped += 1
             hist[c, hits] += 1
-        counters[c, :] = row
+        counters[c, 0] = dropped
+        counters[c, 1] = rolled
+        counters[c, 2] = clipped
     return hist, counters
 
 
