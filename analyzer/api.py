@@ -10,6 +10,7 @@ import numba
 
 from analyzer import outputs, plots
 from analyzer.errors import ScenarioError
+from analyzer.questions import Prepared
 from analyzer.runner import (PointResult, exact_point, paired_summary, prepare_point,
                              simulate_point, stream_key, summarize)
 from analyzer.scenario import Scenario
@@ -42,9 +43,18 @@ def _planned_trials(scenario: Scenario) -> int:
     return per_point * len(scenario.points)
 
 
+def check_plots(scenario: Scenario, prepared: Prepared) -> None:
+    """Check the scenario's ``plots:`` list before any trial runs."""
+    try:
+        plots.check_specs(scenario.spec.plots, {m.name for m in prepared.metrics}, list(scenario.spec.sweep))
+    except plots.PlotError as e:
+        raise ScenarioError(str(scenario.path), "", str(e)) from None
+
+
 def run(scenario: Scenario, *, progress: ProgressFactory | None = None) -> list[PointResult]:
     """Monte-Carlo every sweep point (all points are compiled first: errors come early)."""
     prepared = [prepare_point(scenario, p) for p in scenario.points]
+    check_plots(scenario, prepared[0])
     tick = progress(scenario.name, _planned_trials(scenario)) if progress else None
     results = []
     for point, prep in zip(scenario.points, prepared):
@@ -65,6 +75,8 @@ def exact(scenario: Scenario) -> list[PointResult]:
         if prep.exact is None:
             raise ScenarioError(str(scenario.path), "params", "no exact answer for these parameters "
                                 "(see 'analyzer list' for what exact mode covers)")
+        if point.index == 0:
+            check_plots(scenario, prep)
         out.append(exact_point(point, prep))
     return out
 

@@ -28,6 +28,18 @@ def _params(model: type[BaseModel], prefix: str = "") -> list[dict[str, Any]]:
     return out
 
 
+def default_metrics(q: questions.Question) -> list[str]:
+    """Metric names for the default parameters (empty when the defaults do not validate)."""
+    try:
+        params = q.Params()
+        game_dir = questions.SCENARIO_ROOT / q.game
+        ctx = questions.Context(rules={o.name: o.default for o in q.rule_options},
+                                scenario_dir=game_dir, game_dir=game_dir)
+        return [m.name for m in q.prepare(params, ctx).metrics]
+    except Exception:  # noqa: BLE001 - listing must not fail on a question needing params
+        return []
+
+
 def catalog(game: str | None = None) -> dict[str, list[dict]]:
     doc = {}
     for g in questions.GAMES:
@@ -36,6 +48,7 @@ def catalog(game: str | None = None) -> dict[str, list[dict]]:
         doc[g] = [{
             "question": q.name, "summary": q.summary, "exact": q.supports_exact,
             "primary_metric": q.primary_metric, "params": _params(q.Params),
+            "metrics": default_metrics(q),
             "rule_options": [{"name": o.name, "values": list(o.values), "default": o.default,
                               "doc": o.doc, "source": o.source} for o in q.rule_options],
         } for q in questions.questions_of(g)]

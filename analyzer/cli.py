@@ -9,6 +9,7 @@ from typing import List, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -263,14 +264,16 @@ def list_(
         if not qs:
             err.print("  (no questions yet: planned)")
         for q in qs:
-            err.print(f"  [cyan]{q['question']}[/] — {q['summary']}" + (" [exact mode]" if q["exact"] else ""))
+            err.print(f"  [cyan]{q['question']}[/] — {escape(q['summary'])}" + (" \\[exact mode]" if q["exact"] else ""))
+            if q.get("metrics"):
+                err.print(f"      metrics (default params): {', '.join(q['metrics'])}", highlight=False)
             for p in q["params"]:
                 ph = "  [yellow]PLACEHOLDER default[/]" if p.get("placeholder") else ""
-                err.print(f"      {p['path']}: {p['type']} = {p['default']!r}{ph}  {p.get('description', '')}",
-                          highlight=False)
+                err.print(f"      {p['path']}: {escape(p['type'])} = {escape(repr(p['default']))}{ph}  "
+                          f"{escape(p.get('description', ''))}", highlight=False)
             for o in q["rule_options"]:
-                err.print(f"      rules.{o['name']}: {' | '.join(o['values'])} (default {o['default']}) {o['doc']}",
-                          highlight=False)
+                err.print(f"      rules.{o['name']}: {' | '.join(o['values'])} (default {o['default']}) "
+                          f"{escape(o['doc'])}", highlight=False)
 
 
 @app.command()

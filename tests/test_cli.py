@@ -163,6 +163,8 @@ BAD = [
     ({"game": "dice", "question": "pool", "seeed": 4}, "did you mean 'seed'"),
     ({"game": "dice", "question": "pool", "rules": {"nope": "x"}}, "rules.nope"),
     ("- just\n- a list\n", "YAML mapping"),
+    ({**POOL, "plots": [{"kind": "heatmap", "metric": "p_sucess", "x": "dice", "y": "cancel_dice"}]}, "plots[0].metric"),
+    ({**POOL, "plots": [{"kind": "line", "metric": "hits", "x": "sides"}]}, "plots[0].x"),
     ("game: dice\nquestion: pool\nparams: !!python/object/apply:os.system ['echo hi']\n", "malformed YAML"),
 ]
 
@@ -209,3 +211,20 @@ def test_installed_command(tmp_path):
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["points"][0]["trials"] == 4096
+
+
+def test_precision_option_stops_at_target(tmp_path):
+    sc = write(tmp_path, {"game": "dice", "question": "count", "params": {"dice": 2, "target": 5},
+                          "max_trials": 2_000_000})
+    r = invoke("run", sc, "--precision", 0.005, "--json", "--out", tmp_path / "o")
+    assert r.exit_code == 0, r.stderr
+    pt = json.loads(r.stdout)["points"][0]
+    m = pt["metrics"]["p_success"]
+    assert (m["ci_high"] - m["ci_low"]) / 2 < 0.005
+    assert pt["trials"] < 2_000_000
+
+
+def test_bad_threads_exit_2(tmp_path):
+    sc = write(tmp_path, POOL)
+    r = invoke("run", sc, "--threads", 0, "--out", tmp_path / "o")
+    assert r.exit_code == 2 and "--threads" in r.stderr

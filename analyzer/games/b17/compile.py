@@ -1,0 +1,217 @@
+"""Compile validated parameters and game data into the arrays of the B-17 kernels.
+
+Everything the kernels need (arc cells, guns, shooters, skills, fighter types, the exact
+single-shot kill/hit counts of the policies, rule flags) becomes plain numpy arrays here;
+the kernels see no dicts and no Python objects (STYLE.md practice 1). The placeholders a
+point uses are collected on the way (spec §5).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+import numpy as np
+
+from analyzer.errors import ScenarioError, suggest
+from analyzer.games.b17 import shotlaw
+from analyzer.games.b17.data import ALTITUDES, CLOCKS, N_CELLS, B17Data, cell_index
+from analyzer.games.b17.rules import face_offset, quality_first
+from analyzer.gamedata import Placeholder
+from analyzer.questions import Context
+from kernels.b17 import attack as ka
+
+POLICIES = ("focus_most_dangerous", "spread", "max_kill_probability")
+#: Histogram bins beyond this are clipped into the last bin (means stay exact; the runner
+#: notes how many trials were clipped). Only reached by very large crews' kill shares.
+MAX_BINS = 1 << 14
+
+
+def fail(ctx: Context, path: str, message: str) -> ScenarioError:
+    """A data-dependent parameter error, naming the parameter path."""
+    return ScenarioError(str(ctx.scenario_dir), path, message)
+
+
+def add(into: list[Placeholder], *phs: Placeholder | None) -> None:
+    for ph in phs:
+        if ph is not None and ph not in into:
+            into.append(ph)
+
+
+def check_fighter_type(ctx: Context, data: B17Data, name: str, path: str) -> None:
+    if name not in data.types:
+        raise fail(ctx, path, f"unknown fighter type {name!r}{suggest(name, data.types)}; allowed: "
+                   f"{', '.join(data.types)} (data/fighters.yaml)")
+
+
+def check_gun_ok(ctx: Context, data: B17Data, gun_ok: dict[str, bool]) -> np.ndarray:
+    ids = [g.id for g in data.guns]
+    for gid in gun_ok:
+        if gid not in ids:
+            raise fail(ctx, f"params.gun_ok.{gid}", f"unknown gun{suggest(gid, ids)}; allowed: {', '.join(ids)}")
+    return np.array([bool(gun_ok.get(g.id, True)) for g in data.guns], dtype=np.bool_)
+
+
+def crew_skills(ctx: Context, data: B17Data, skill: int | None, skills: dict[str, int],
+                used: list[Placeholder]) -> list[int]:
+    """Skill of each crew member (spec §0.4): ``skills[crew]``, else ``skill``, else data (PH)."""
+    for crew in skills:
+        if crew not in data.crews:
+            raise fail(ctx, f"params.skills.{crew}", f"unknown crew member{suggest(crew, data.crews)}; "
+                       f"allowed: {', '.join(data.crews)}")
+    out = []
+    for crew in data.crews:
+        if crew in skills:
+            out.append(int(skills[crew]))
+        elif skill is not None:
+            out.append(int(skill))
+        else:
+            out.append(int(data.crew_skill(crew).used(used)))
+    return out
+
+
+def intercom(data: B17Data, given: bool | None, used: list[Placeholder]) -> bool:
+    return bool(given) if given is not None else bool(data.intercom_ok.used(used))
+
+
+def lcm_upto(n: int) -> int:
+    out = 1
+    for k in range(2, n + 1):
+        out = out * k // math.gcd(out, k)
+    return out
+
+
+def max_fighter_hits(data: B17Data, rules: dict[str, str], types: list[str] | None = None) -> int:
+    """Largest ``h`` one shot can inflict (II+2 on the top quality pair)."""
+    top_quality = 2 * (10 + face_offset(rules))
+    ks = [data.types[t].damage_per_hit for t in (types or data.types)]
+    return -(-(top_quality + max(g.bonus for g in data.guns)) // min(ks))
+
+
+@dataclass
+class Bomber:
+    """The compiled bomber of one sweep point (kernel ``model`` tuple and ``cfg``)."""
+
+    model: tuple
+    cfg: np.ndarray
+    gun_ok: np.ndarray
+    intercom_ok: bool
+    scale: int
+    type_names: list[str]
+    placeholders: list[Placeholder] = field(default_factory=list)
+
+    def type_index(self, name: str) -> int:
+        return self.type_names.index(name)
+
+
+def compile_bomber(ctx: Context, data: B17Data, p, rules: dict[str, str], types_used: list[str]) -> Bomber:
+    """Arrays of :mod:`kernels.b17.attack` for ``attack_wave`` / ``mission`` params ``p``."""
+    used: list[Placeholder] = []
+    add(used, *data.arc_placeholders)          # spec §5: the arc cells and damage types, always
+    for t in types_used:                       # danger_rank: policy tie-breaks
+        add(used, data.types[t].rank_placeholder)
+    skills = crew_skills(ctx, data, p.skill, p.skills, used)
+    intercom_ok = intercom(data, p.intercom_ok, used)
+    gun_ok = check_gun_ok(ctx, data, p.gun_ok)
+
+    n_guns = len(data.guns)
+    shooter_start = np.zeros(len(data.shooters) + 1, np.int64)
+    shooter_guns = np.array([g for sh in data.shooters for g in sh], dtype=np.int64)
+    for s, sh in enumerate(data.shooters):
+        shooter_start[s + 1] = shooter_start[s] + len(sh)
+    cell_kind = np.zeros((n_guns, N_CELLS), np.int64)
+    cell_modifier = np.zeros((n_guns, N_CELLS), np.int64)
+    for g in data.guns:
+        for c in range(N_CELLS):
+            cell = g.raw_cell(c)
+            if cell is not None:
+                cell_modifier[g.order, c] = cell[0]
+                cell_kind[g.order, c] = 2 if cell[1] else 1
+    gun_skill = np.array([skills[g.crew_index] for g in data.guns], dtype=np.int64)
+    gun_bonus = np.array([g.bonus for g in data.guns], dtype=np.int64)
+    gun_crew = np.array([g.crew_index for g in data.guns], dtype=np.int64)
+
+    type_names = list(data.types)
+    type_k = np.array([data.types[t].damage_per_hit for t in type_names], dtype=np.int64)
+    ranks = sorted({data.types[t].danger_rank for t in type_names})
+    type_rank = np.array([ranks.index(data.types[t].danger_rank) for t in type_names], dtype=np.int64)
+
+    off, qf = face_offset(rules), quality_first(rules)
+    D = data.destroyed_at
+    kill_count = np.zeros((n_guns, N_CELLS, len(type_names), D), np.int64)
+    hit_count = np.zeros((n_guns, N_CELLS, len(type_names)), np.int64)
+    for g in data.guns:
+        for c in range(N_CELLS):
+            if cell_kind[g.order, c] == 0:
+                continue
+            for ti, t in enumerate(type_names):
+                for prior in range(D):
+                    kc, hc = shotlaw.kill_and_hit_counts(int(cell_modifier[g.order, c]), int(gun_skill[g.order]),
+                                                         g.bonus, int(type_k[ti]), prior, D, off, qf)
+                    kill_count[g.order, c, ti, prior] = kc
+                    hit_count[g.order, c, ti] = hc
+
+    scale = lcm_upto(len(data.shooters))       # every 1/n share of a kill is an integer
+    cfg = np.zeros(ka.N_CFG, np.int64)
+    cfg[ka.C_POLICY] = POLICIES.index(p.policy)
+    cfg[ka.C_RETARGET] = rules["destroyed_target"] == "retarget"
+    cfg[ka.C_TOCADO_NOW] = rules["tocado_penalty"] == "this_attack"
+    cfg[ka.C_CREDIT_SHOOTERS] = rules["kill_credit"] == "shooters"
+    cfg[ka.C_CREDIT_PER_GUN] = rules["kill_credit_unit"] == "gun"
+    cfg[ka.C_SHARE_SAME_ATTACK] = rules["delayed_kill_share"] == "same_attack"
+    cfg[ka.C_FACE_OFFSET] = off
+    cfg[ka.C_QUALITY_FIRST] = qf
+    cfg[ka.C_TOCADO_AT] = data.tocado_at
+    cfg[ka.C_DANADO_AT] = data.danado_at
+    cfg[ka.C_DESTROYED_AT] = D
+    cfg[ka.C_SCALE] = scale
+    cfg[ka.C_N_RANK] = len(ranks)
+    model = (shooter_start, shooter_guns, cell_kind, cell_modifier, gun_skill, gun_bonus, gun_crew,
+             kill_count, hit_count, type_k, type_rank)
+    return Bomber(model, cfg, gun_ok, intercom_ok, scale, type_names, used)
+
+
+def fighter_arrays(ctx: Context, data: B17Data, bomber: Bomber, specs, path: str):
+    """Expanded fighter specs -> (type index, fixed cell or -1, prior hits) arrays."""
+    types, cells, prior = [], [], []
+    for i, s in enumerate(specs):
+        check_fighter_type(ctx, data, s.type, f"{path}[{i}].type")
+        cell = -1 if s.clock is None else cell_index(s.clock, s.altitude)
+        for _ in range(s.count):
+            types.append(bomber.type_index(s.type))
+            cells.append(cell)
+            prior.append(s.prior_hits)
+    return (np.array(types, dtype=np.int64), np.array(cells, dtype=np.int64),
+            np.array(prior, dtype=np.int64))
+
+
+UNIFORM_NOTE = "fighter placement (part 4 of the series) is not in the source: uniform over the 24 cells"
+
+
+def position_arrays(p, used: list[Placeholder], needed: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Cells with positive weight and their cumulative weights (spec §3)."""
+    if p.position_distribution is None:
+        if needed:
+            add(used, Placeholder("params.position_distribution", "uniform", UNIFORM_NOTE, "default"))
+        entries = [(cell_index(c, a), 1.0) for c in CLOCKS for a in ALTITUDES]
+    else:
+        entries = [(cell_index(e.clock, e.altitude), float(e.weight)) for e in p.position_distribution
+                   if e.weight > 0]
+    cells = np.array([c for c, _ in entries], dtype=np.int64)
+    return cells, np.cumsum([w for _, w in entries]).astype(np.float64)
+
+
+def crew_shooters(data: B17Data) -> int:
+    """Most shooters any one crew member fires (bounds one attack's kill share of a crew)."""
+    per_crew = [0] * len(data.crews)
+    for sh in data.shooters:
+        for crew in {data.guns[g].crew_index for g in sh}:
+            per_crew[crew] += 1
+    return max(per_crew)
+
+
+def bins(*maxima: int) -> tuple[int, list[str]]:
+    """``n_bins`` for the largest value any metric can take, and a note if it is capped."""
+    need = max(maxima) + 1
+    if need <= MAX_BINS:
+        return need, []
+    return MAX_BINS, [f"histograms capped at {MAX_BINS} bins (largest possible value {need - 1}): "
+                      f"rare large values share the last bin; means and SEs stay exact"]

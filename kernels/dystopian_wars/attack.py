@@ -1,0 +1,107 @@
+"""One attack of Dystopian Wars: exploding hit pool, AA/CC cancellation, DR/CR damage.
+
+The per-attack helpers (:func:`attack_hits`, :func:`damage_from_hits`) are shared by the
+``attack``, ``fire_allocation`` and ``duel`` kernels. Every pool is
+:func:`kernels.dice.pool_total` on a face table compiled in Python
+(``analyzer.games.dystopian_wars.rules.hit_faces``): the table already holds the to-hit
+number, the natural-1 failure and the modified-six reading, so the kernels never look at
+rules. Rules: ``shared/rules/dystopian_wars.md`` §1 (hit table), §11 (damage).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from kernels._jit import hot_jit, parallel_jit
+from kernels.dice import pool_total
+from kernels.record import chunk_trials, record
+from kernels.rng import STATE_WORDS, seed_stream, uniform_int
+
+#: rules.small_hp_critical codes (a model that STARTED with <= 2 HP, §11 damage)
+SMALL_HP_TWO_DAMAGE = 0
+SMALL_HP_DESTROYED = 1
+SMALL_HP_OFF = 2
+
+#: per-chunk counters: explosion chains cut at kernels.dice.EXPLOSION_DEPTH_CAP, dice rolled
+N_COUNTERS = 2
+
+#: metric order of the ``attack`` question
+ATTACK_METRICS = ("hits", "p_damage", "p_critical", "criticals", "hp_damage", "p_destroyed")
+
+
+@hot_jit
+def critical_damage(state, crit_values, crit_cum):
+    """HP damage of one critical roll: a weighted draw from the critical table
+    (no random number when every entry deals the same damage)."""
+    n = crit_values.shape[0]
+    if n == 1:
+        return crit_values[0]
+    u = uniform_int(state, crit_cum[n - 1])
+    for i in range(n):
+        if u < crit_cum[i]:
+            return crit_values[i]
+    return crit_values[n - 1]
+
+
+@hot_jit
+def damage_from_hits(state, hits, dr, cr, hp, hp_lost, crits_allowed, small_hp_rule, crit_values, crit_cum):
+    """§11: hits >= CR -> floor(hits / CR) critical rolls (a model that started with <= 2 HP
+    takes 2 damage, or is destroyed, instead); else hits >= DR -> 1 HP; else 0.
+    DR and CR never combine in one attack. Not capped at the remaining HP."""
+    if crits_allowed and hits >= cr:
+        if small_hp_rule != SMALL_HP_OFF and hp <= 2:
+            if small_hp_rule == SMALL_HP_TWO_DAMAGE:
+                return 2
+            return hp - hp_lost
+        d = 0
+        for _ in range(hits // cr):
+            d += critical_damage(state, crit_values, crit_cum)
+        return d
+    if hits >= dr:
+        return 1
+    return 0
+
+
+@hot_jit
+def attack_hits(state, n_dice, hit_value, hit_explodes, hit_n, n_defense,
+                cancel_value, cancel_explodes, cancel_n, counters):
+    """Hits of an ``n_dice`` pool net of ``n_defense`` AA/CC dice (5 cancels 1, 6 cancels 2;
+    rolled against rockets and torpedoes only), never below 0."""
+    hits = pool_total(state, n_dice, hit_value, hit_explodes, hit_n, counters)
+    if n_defense > 0:
+        hits -= pool_total(state, n_defense, cancel_value, cancel_explodes, cancel_n, counters)
+        if hits < 0:
+            hits = 0
+    return hits
+
+
+@parallel_jit
+def attack_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
+                     n_dice, hit_value, hit_explodes, hit_n,
+                     n_defense, cancel_value, cancel_explodes, cancel_n,
+                     dr, cr, hp, hp_lost, small_hp_rule, crit_values, crit_cum, n_bins):
+    """Per-chunk (hist, moments) of :data:`ATTACK_METRICS` for one attack, and per-chunk
+    counters (explosion caps hit, dice rolled)."""
+    n_chunks = chunk_hi - chunk_lo
+    hist = np.zeros((n_chunks, len(ATTACK_METRICS), n_bins), np.int64)
+    moments = np.zeros((n_chunks, len(ATTACK_METRICS), 3), np.int64)
+    counters = np.zeros((n_chunks, N_COUNTERS), np.int64)
+    remaining = hp - hp_lost
+    for c in prange(n_chunks):
+        state = np.empty(STATE_WORDS, np.uint64)
+        seed_stream(state, seed, key, chunk_lo + c)
+        values = np.zeros(len(ATTACK_METRICS), np.int64)
+        row = np.zeros(N_COUNTERS, np.int64)
+        for _ in range(chunk_trials(chunk_lo + c, chunk_size, n_trials)):
+            hits = attack_hits(state, n_dice, hit_value, hit_explodes, hit_n,
+                               n_defense, cancel_value, cancel_explodes, cancel_n, row)
+            dmg = damage_from_hits(state, hits, dr, cr, hp, hp_lost, True, small_hp_rule, crit_values, crit_cum)
+            values[0] = hits
+            values[1] = 1 if hits >= dr else 0
+            values[2] = 1 if hits >= cr else 0
+            values[3] = hits // cr
+            values[4] = dmg
+            values[5] = 1 if dmg >= remaining else 0
+            record(hist, moments, c, values)
+        counters[c, :] = row
+    return hist, moments, counters
