@@ -57,7 +57,7 @@ def _bars(meta, points, dists, metric: str):
         if n > 0:
             lo = np.array([_wilson(p, n)[0] for p in probs])
             hi = np.array([_wilson(p, n)[1] for p in probs])
-            yerr = np.vstack([probs - lo, hi - probs])
+            yerr = np.clip(np.vstack([probs - lo, hi - probs]), 0, None)  # Wilson bounds may round past p
         else:
             yerr = None
         label = _point_label(points, pt)
@@ -150,7 +150,8 @@ def _probability_bars(meta, points):
     row = points.iloc[0]
     fig, ax = plt.subplots(figsize=(max(4, 1.2 * len(probs) + 2), 3.6))
     means = [row[f"{m}_mean"] for m in probs]
-    err = np.array([[row[f"{m}_mean"] - row[f"{m}_ci_low"], row[f"{m}_ci_high"] - row[f"{m}_mean"]] for m in probs]).T
+    err = np.clip(np.array([[row[f"{m}_mean"] - row[f"{m}_ci_low"], row[f"{m}_ci_high"] - row[f"{m}_mean"]]
+                            for m in probs]).T, 0, None)
     ax.bar(probs, means, yerr=err, capsize=4, color="steelblue")
     for i, v in enumerate(means):
         ax.text(i, v, f"{v:.3f}", ha="center", va="bottom", fontsize=8)
@@ -199,7 +200,8 @@ def _category_bars(meta, points, metric, x):
     fig, ax = plt.subplots(figsize=(max(4, 1.1 * len(points) + 2), 3.8))
     labels = [str(v) for v in points[x]]
     means = points[f"{metric}_mean"].to_numpy()
-    err = np.vstack([means - points[f"{metric}_ci_low"].to_numpy(), points[f"{metric}_ci_high"].to_numpy() - means])
+    err = np.clip(np.vstack([means - points[f"{metric}_ci_low"].to_numpy(),
+                             points[f"{metric}_ci_high"].to_numpy() - means]), 0, None)
     ax.bar(labels, means, yerr=err, capsize=4, color="steelblue")
     ax.set_xlabel(x)
     ax.set_ylabel(info["label"] + " (95% CI)")

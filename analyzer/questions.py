@@ -91,6 +91,7 @@ class Context:
     rules: dict[str, str]
     scenario_dir: Path
     game_dir: Path
+    scenario_file: Path | None = None  # for error messages that must name the file
     placeholders: list[Placeholder] = field(default_factory=list)
     _cache: dict = field(default_factory=dict)
 

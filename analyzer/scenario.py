@@ -82,7 +82,7 @@ class Scenario:
 
     def context(self, point: SweepPoint) -> registry.Context:
         return registry.Context(rules=point.rules, scenario_dir=self.path.parent,
-                                game_dir=registry.SCENARIO_ROOT / self.spec.game)
+                                game_dir=registry.SCENARIO_ROOT / self.spec.game, scenario_file=self.path)
 
 
 def _loc_path(loc: tuple) -> str:

@@ -4,28 +4,51 @@ Shared by the ``attack_wave`` and ``mission`` kernels and by the exact enumerati
 ``attack_wave`` (which calls :func:`choose_target`, :func:`finish_attack` and
 :func:`wave_values` from Python with scripted shot outcomes).
 
-Everything comes in as arrays compiled by ``analyzer.games.b17.compile``:
+Everything comes in as plain arrays compiled by ``analyzer.games.b17.compile`` (static for a
+sweep point). They are passed one by one, and per-candidate work is written out in the loops:
+measured, an inlined helper taking the arrays (or a tuple of them) made the target choice
+about 15x slower, as every call re-counts its array references.
 
-``model`` tuple (static for a sweep point)
-    ``shooter_start[S+1]``, ``shooter_guns[..]``: the guns of shooter s (table order; an
-    exclusive group such as the navigator is one shooter, §2.4);
-    ``cell_kind[G, 24]``: 0 cannot fire (grey or masked by ``only_clock``), 1 ordinary,
-    2 delayed ``**`` (needs the intercom, §2.3); ``cell_modifier[G, 24]``;
-    ``gun_skill[G]``, ``gun_bonus[G]`` (II: 0, II+2: 2), ``gun_crew[G]``;
-    ``kill_count[G, 24, T, H]``, ``hit_count[G, 24, T]``: the exact single-shot counts out
-    of 1000 (spec §0.2) for ``max_kill_probability``; ``type_k[T]`` damage per hit,
-    ``type_rank[T]`` dense danger rank (0 = most dangerous).
-``cfg`` int64 array: rule options and thresholds, indices ``C_*`` below.
-Fighters of the attack: ``f_type``, ``f_cell`` (0..23), ``f_hits`` (hits at the start of
-the attack), listed in fighter index order.
+``shooter_start[S+1]``, ``shooter_guns[..]``
+    the guns of shooter s, in table order (an exclusive group such as the navigator is one
+    shooter, §2.4).
+``cells[G, 24, 2]``
+    ``[.., CELL_KIND]``: 0 cannot fire (grey or masked by ``only_clock``), 1 ordinary,
+    2 delayed ``**`` (needs the intercom, §2.3); ``[.., CELL_MOD]``: the to-hit modifier.
+``counts[G, 24, T, D + 1]``
+    the exact single-shot counts out of 1000 (spec §0.2) used by ``max_kill_probability``:
+    ``[.., h]`` shots that destroy a fighter with ``h`` prior hits (``h < D``), ``[.., D]``
+    shots that hit.
+``gun_table[G, 3]``
+    skill of the gun's crew, damage bonus (II: 0, II+2: 2), crew index (``GUN_*``).
+``type_table[T, 2]``
+    damage per hit and dense danger rank (0 = most dangerous) of each fighter type.
+``cfg`` int64 array
+    rule options and thresholds, indices ``C_*``.
+
+Fighters of the attack: ``f_type``, ``f_cell`` (0..23), ``f_hits`` (hits at the start of the
+attack), in fighter index order. Shots: ``shots[k] = (gun, fighter, delayed, hits, scratch)``.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from kernels._jit import jit
-from kernels.b17.shot import roll_shot
+from kernels.b17.shot import D10, SHOT_DICE, fighter_hits, shot_damage
+from kernels.dice import roll_under_identified
 from kernels.rng import uniform01
+
+CELL_KIND = 0
+CELL_MOD = 1
+GUN_SKILL = 0
+GUN_BONUS = 1
+GUN_CREW = 2
+TYPE_K = 0
+TYPE_RANK = 1
+SHOT_GUN = 0
+SHOT_FIGHTER = 1
+SHOT_DELAYED = 2
+SHOT_HITS = 3
+SHOT_POOL = 4           # scratch: the shot shares the kill being credited
+SHOT_COLUMNS = 5
 
 # cfg indices
 C_POLICY = 0            # POLICY_* below
@@ -60,10 +83,9 @@ FIRES_DANADO = 2
 
 
 @jit
-def usable_kind(model, g, cell, gun_ok, intercom_ok):
+def usable_kind(cells, g, cell, gun_ok, intercom_ok):
     """§3.2 eligibility of gun ``g`` at position ``cell``: 0 no, 1 ordinary, 2 delayed ``**``."""
-    cell_kind = model[2]
-    kind = cell_kind[g, cell]
+    kind = cells[g, cell, CELL_KIND]
     if kind == 0 or not gun_ok[g]:
         return 0
     if kind == 2 and not intercom_ok:
@@ -72,7 +94,8 @@ def usable_kind(model, g, cell, gun_ok, intercom_ok):
 
 
 @jit
-def choose_target(s, model, cfg, n_f, f_type, f_cell, f_hits, assigned, running, gun_ok, intercom_ok):
+def choose_target(s, shooter_start, shooter_guns, cells, counts, type_table, cfg, n_f, f_type, f_cell, f_hits,
+                  assigned, running, gun_ok, intercom_ok):
     """Target of shooter ``s``: the candidate (gun, fighter) with the smallest key (§3.1 step 1).
 
     Danger key ``dk = (hits, danger rank, index)``; ``focus_most_dangerous``: ``(dk, gun)``;
@@ -80,13 +103,12 @@ def choose_target(s, model, cfg, n_f, f_type, f_cell, f_hits, assigned, running,
     ``(-kill_count, -hit_count, dk, gun)``. Keys are packed into one int64 (all parts are
     bounded). Returns ``(gun, fighter)`` or ``(-1, -1)`` when the shooter has no target.
     """
-    shooter_start, shooter_guns = model[0], model[1]
-    kill_count, hit_count, type_rank = model[7], model[8], model[10]
     policy = cfg[C_POLICY]
     retarget = cfg[C_RETARGET]
     destroyed_at = cfg[C_DESTROYED_AT]
-    dk_span = destroyed_at * cfg[C_N_RANK] * MAX_FIGHTERS
-    best_key = np.int64(0)
+    n_rank = cfg[C_N_RANK]
+    dk_span = destroyed_at * n_rank * MAX_FIGHTERS
+    best_key = 0
     best_g = -1
     best_f = -1
     for j in range(shooter_start[s], shooter_start[s + 1]):
@@ -94,16 +116,18 @@ def choose_target(s, model, cfg, n_f, f_type, f_cell, f_hits, assigned, running,
         for f in range(n_f):
             if retarget and f_hits[f] + running[f] >= destroyed_at:
                 continue
-            if usable_kind(model, g, f_cell[f], gun_ok, intercom_ok) == 0:
+            cell = f_cell[f]
+            kind = cells[g, cell, CELL_KIND]           # usable_kind(), written out (see module doc)
+            if kind == 0 or not gun_ok[g] or (kind == 2 and not intercom_ok):
                 continue
-            dk = (f_hits[f] * cfg[C_N_RANK] + type_rank[f_type[f]]) * MAX_FIGHTERS + f
+            dk = (f_hits[f] * n_rank + type_table[f_type[f], TYPE_RANK]) * MAX_FIGHTERS + f
             if policy == POLICY_FOCUS:
                 key = dk * MAX_GUNS + g
             elif policy == POLICY_SPREAD:
                 key = (assigned[f] * dk_span + dk) * MAX_GUNS + g
             else:
-                kc = kill_count[g, f_cell[f], f_type[f], f_hits[f]]
-                hc = hit_count[g, f_cell[f], f_type[f]]
+                kc = counts[g, cell, f_type[f], f_hits[f]]
+                hc = counts[g, cell, f_type[f], destroyed_at]
                 lead = (SHOT_OUTCOMES - kc) * (SHOT_OUTCOMES + 1) + (SHOT_OUTCOMES - hc)
                 key = (lead * dk_span + dk) * MAX_GUNS + g
             if best_g < 0 or key < best_key:
@@ -114,32 +138,78 @@ def choose_target(s, model, cfg, n_f, f_type, f_cell, f_hits, assigned, running,
 
 
 @jit
-def defensive_fire(state, dice, model, cfg, n_f, f_type, f_cell, f_hits, gun_ok, intercom_ok,
-                   assigned, running, shot_gun, shot_f, shot_delayed, shot_h):
-    """§3.1 step 1: shooter by shooter, choose a target and roll. Returns the number of shots.
+def plan_attack(shooter_start, shooter_guns, cells, counts, type_table, cfg, n_f, f_type, f_cell, f_hits,
+                gun_ok, intercom_ok, assigned, running, shots):
+    """§3.1 step 1 without the rolls: every shooter's (gun, fighter, delayed) into ``shots``.
 
-    Under ``destroyed_target: keep_firing`` no choice depends on a roll, so this is exactly
-    "declare every target, then fire simultaneously" (§3.5, A9).
+    Only valid when no choice depends on a roll (``destroyed_target: keep_firing``): then this
+    is exactly "declare every target, then fire simultaneously" (§3.5, A9). Returns the
+    number of shots.
     """
-    shooter_start = model[0]
-    cell_modifier, gun_skill, gun_bonus, type_k = model[3], model[4], model[5], model[9]
     for f in range(n_f):
         assigned[f] = 0
         running[f] = 0
     n_shots = 0
     for s in range(shooter_start.shape[0] - 1):
-        g, f = choose_target(s, model, cfg, n_f, f_type, f_cell, f_hits, assigned, running,
-                             gun_ok, intercom_ok)
+        g, f = choose_target(s, shooter_start, shooter_guns, cells, counts, type_table, cfg, n_f, f_type, f_cell,
+                             f_hits, assigned, running, gun_ok, intercom_ok)
+        if g < 0:
+            continue
+        shots[n_shots, SHOT_GUN] = g
+        shots[n_shots, SHOT_FIGHTER] = f
+        shots[n_shots, SHOT_DELAYED] = 1 if cells[g, f_cell[f], CELL_KIND] == 2 else 0
+        n_shots += 1
+        assigned[f] += 1
+    return n_shots
+
+
+@jit
+def roll_planned(state, dice, cells, gun_table, type_table, cfg, f_type, f_cell, n_shots, shots):
+    """Roll the declared shots: fills ``shots[:, SHOT_HITS]`` (§3.3-§3.4, §4, §5)."""
+    face_offset, quality_first = cfg[C_FACE_OFFSET], cfg[C_QUALITY_FIRST]
+    for k in range(n_shots):
+        g = shots[k, SHOT_GUN]
+        f = shots[k, SHOT_FIGHTER]
+        total = roll_under_identified(state, SHOT_DICE, D10, face_offset, dice)
+        damage = shot_damage(total, dice[0], dice[1], dice[2], quality_first, cells[g, f_cell[f], CELL_MOD],
+                             gun_table[g, GUN_SKILL], gun_table[g, GUN_BONUS])
+        shots[k, SHOT_HITS] = fighter_hits(damage, type_table[f_type[f], TYPE_K])
+
+
+@jit
+def defensive_fire(state, dice, shooter_start, shooter_guns, cells, counts, gun_table, type_table, cfg,
+                   n_f, f_type, f_cell, f_hits, gun_ok, intercom_ok, assigned, running, shots):
+    """§3.1 step 1: targets and rolls. Returns the number of shots.
+
+    ``keep_firing``: declare all targets, then roll (:func:`plan_attack`, :func:`roll_planned`).
+    ``retarget`` (A9): shooter by shooter, a shooter skips fighters that the ordinary shots
+    already rolled have destroyed, so each shot is rolled right after its choice.
+    """
+    if not cfg[C_RETARGET]:
+        n_shots = plan_attack(shooter_start, shooter_guns, cells, counts, type_table, cfg, n_f, f_type, f_cell,
+                              f_hits, gun_ok, intercom_ok, assigned, running, shots)
+        roll_planned(state, dice, cells, gun_table, type_table, cfg, f_type, f_cell, n_shots, shots)
+        return n_shots
+    for f in range(n_f):
+        assigned[f] = 0
+        running[f] = 0
+    n_shots = 0
+    face_offset, quality_first = cfg[C_FACE_OFFSET], cfg[C_QUALITY_FIRST]
+    for s in range(shooter_start.shape[0] - 1):
+        g, f = choose_target(s, shooter_start, shooter_guns, cells, counts, type_table, cfg, n_f, f_type, f_cell,
+                             f_hits, assigned, running, gun_ok, intercom_ok)
         if g < 0:
             continue
         cell = f_cell[f]
-        delayed = usable_kind(model, g, cell, gun_ok, intercom_ok) == 2
-        _, _, h = roll_shot(state, dice, cfg[C_FACE_OFFSET], cfg[C_QUALITY_FIRST],
-                            cell_modifier[g, cell], gun_skill[g], gun_bonus[g], type_k[f_type[f]])
-        shot_gun[n_shots] = g
-        shot_f[n_shots] = f
-        shot_delayed[n_shots] = delayed
-        shot_h[n_shots] = h
+        delayed = cells[g, cell, CELL_KIND] == 2
+        total = roll_under_identified(state, SHOT_DICE, D10, face_offset, dice)
+        damage = shot_damage(total, dice[0], dice[1], dice[2], quality_first, cells[g, cell, CELL_MOD],
+                             gun_table[g, GUN_SKILL], gun_table[g, GUN_BONUS])
+        h = fighter_hits(damage, type_table[f_type[f], TYPE_K])
+        shots[n_shots, SHOT_GUN] = g
+        shots[n_shots, SHOT_FIGHTER] = f
+        shots[n_shots, SHOT_DELAYED] = 1 if delayed else 0
+        shots[n_shots, SHOT_HITS] = h
         n_shots += 1
         assigned[f] += 1
         if not delayed:
@@ -148,27 +218,29 @@ def defensive_fire(state, dice, model, cfg, n_f, f_type, f_cell, f_hits, gun_ok,
 
 
 @jit
-def finish_attack(model, cfg, n_f, f_hits, n_shots, shot_gun, shot_f, shot_delayed, shot_h,
-                  f_final, f_class, kills_crew, hits_crew, crew_mark):
+def finish_attack(gun_table, cfg, n_f, f_hits, n_shots, shots, f_final, f_class, f_delayed, kills_crew,
+                  hits_crew, crew_mark):
     """§3.1 steps 2-6 after the shots are rolled.
 
     Fills ``f_final`` (hits after the delayed ``**`` hits) and ``f_class`` (``NOT_FIRING`` or
     the penalty class the fighter fires at) and ADDS this attack's kill shares (units of
-    ``1/scale``) and hits to ``kills_crew`` / ``hits_crew``. ``crew_mark`` is scratch.
+    ``1/scale``) and hits to ``kills_crew`` / ``hits_crew``. ``f_delayed`` and ``crew_mark``
+    are scratch.
     """
-    gun_crew = model[6]
     tocado_at, danado_at, destroyed_at = cfg[C_TOCADO_AT], cfg[C_DANADO_AT], cfg[C_DESTROYED_AT]
     scale = cfg[C_SCALE]
+    same, shooters = cfg[C_SHARE_SAME_ATTACK], cfg[C_CREDIT_SHOOTERS]
     for f in range(n_f):
-        ordinary = 0
-        delayed = 0
-        for s in range(n_shots):
-            if shot_f[s] == f:
-                if shot_delayed[s]:
-                    delayed += shot_h[s]
-                else:
-                    ordinary += shot_h[s]
-        after = f_hits[f] + ordinary               # §1 step 3: ordinary hits apply
+        f_final[f] = f_hits[f]
+        f_delayed[f] = 0
+    for s in range(n_shots):
+        f = shots[s, SHOT_FIGHTER]
+        if shots[s, SHOT_DELAYED]:
+            f_delayed[f] += shots[s, SHOT_HITS]
+        else:
+            f_final[f] += shots[s, SHOT_HITS]
+    for f in range(n_f):
+        after = f_final[f]                         # §1 step 3: ordinary hits apply
         if after >= destroyed_at:                  # §6: destroyed fighters do not attack
             f_class[f] = NOT_FIRING
         elif after >= danado_at:                   # dañado: fires at +4 (replaces +2), leaves
@@ -180,7 +252,7 @@ def finish_attack(model, cfg, n_f, f_hits, n_shots, shot_gun, shot_f, shot_delay
                 f_class[f] = FIRES_INTACT
         else:
             f_class[f] = FIRES_INTACT
-        final = after + delayed                    # §1 step 5: ** hits after the attack (§2.3)
+        final = after + f_delayed[f]               # §1 step 5: ** hits after the attack (§2.3)
         f_final[f] = final
         if final < destroyed_at:
             continue
@@ -189,18 +261,20 @@ def finish_attack(model, cfg, n_f, f_hits, n_shots, shot_gun, shot_f, shot_delay
         for k in range(crew_mark.shape[0]):
             crew_mark[k] = 0
         for s in range(n_shots):
-            if shot_f[s] != f or not _in_pool(cfg, shot_delayed[s], shot_h[s], after, destroyed_at):
-                continue
-            n_pool += 1
-            crew_mark[gun_crew[shot_gun[s]]] = 1
+            shots[s, SHOT_POOL] = 0
+            if shots[s, SHOT_FIGHTER] == f and _in_pool(same, shooters, destroyed_at, shots[s, SHOT_DELAYED],
+                                                        shots[s, SHOT_HITS], after):
+                shots[s, SHOT_POOL] = 1
+                n_pool += 1
+                crew_mark[gun_table[shots[s, SHOT_GUN], GUN_CREW]] = 1
         if n_pool == 0:
             continue
-        if cfg[C_CREDIT_PER_GUN]:
+        if cfg[C_CREDIT_PER_GUN]:                  # each gun in the pool: 1/n_pool, to its crew
             share = scale // n_pool
             for s in range(n_shots):
-                if shot_f[s] == f and _in_pool(cfg, shot_delayed[s], shot_h[s], after, destroyed_at):
-                    kills_crew[gun_crew[shot_gun[s]]] += share
-        else:
+                if shots[s, SHOT_POOL]:
+                    kills_crew[gun_table[shots[s, SHOT_GUN], GUN_CREW]] += share
+        else:                                      # each distinct crew member: 1/n_crew
             n_crew = 0
             for k in range(crew_mark.shape[0]):
                 n_crew += crew_mark[k]
@@ -209,19 +283,19 @@ def finish_attack(model, cfg, n_f, f_hits, n_shots, shot_gun, shot_f, shot_delay
                 if crew_mark[k]:
                     kills_crew[k] += share
     for s in range(n_shots):                       # §7: every hit recorded, even past 3
-        hits_crew[gun_crew[shot_gun[s]]] += shot_h[s]
+        hits_crew[gun_table[shots[s, SHOT_GUN], GUN_CREW]] += shots[s, SHOT_HITS]
 
 
 @jit
-def _in_pool(cfg, delayed, h, after, destroyed_at):
+def _in_pool(share_same_attack, credit_shooters, destroyed_at, delayed, h, after):
     """Whether a shot at a destroyed fighter shares its kill (A3 who, A5 which step)."""
-    if not cfg[C_SHARE_SAME_ATTACK]:
+    if not share_same_attack:
         if after >= destroyed_at:
             if delayed:
                 return False
         elif not delayed:
             return False
-    return cfg[C_CREDIT_SHOOTERS] != 0 or h >= 1
+    return credit_shooters != 0 or h >= 1
 
 
 #: attack_wave metric order before the per-crew kills_<crew>, hits_<crew> (spec §3.2)
@@ -231,7 +305,7 @@ WAVE_METRICS = ("destroyed", "destroyed_before_firing", "damaged", "tocado", "in
 
 
 @jit
-def wave_values(cfg, n_f, f_final, f_class, n_shots, shot_h, kills_crew, hits_crew, values):
+def wave_values(cfg, n_f, f_final, f_class, n_shots, shots, kills_crew, hits_crew, values):
     """The per-trial values of ``attack_wave`` (``WAVE_METRICS``, then kills and hits per crew)."""
     danado_at, destroyed_at, tocado_at = cfg[C_DANADO_AT], cfg[C_DESTROYED_AT], cfg[C_TOCADO_AT]
     for m in range(values.shape[0]):
@@ -255,7 +329,7 @@ def wave_values(cfg, n_f, f_final, f_class, n_shots, shot_h, kills_crew, hits_cr
     values[10] = n_shots
     total = 0
     for s in range(n_shots):
-        total += shot_h[s]
+        total += shots[s, SHOT_HITS]
     values[11] = total
     values[12] = values[0]
     n_crew = kills_crew.shape[0]

@@ -10,7 +10,8 @@ import numpy as np
 from numba import prange
 
 from kernels._jit import parallel_jit
-from kernels.b17.shot import SHOT_DICE, roll_shot
+from kernels.b17.shot import D10, MISS, SHOT_DICE, fighter_hits, shot_damage
+from kernels.dice import roll_under_identified
 from kernels.record import N_MOMENTS, chunk_trials, record
 from kernels.rng import STATE_WORDS, seed_stream
 
@@ -37,10 +38,12 @@ def gun_matrix_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bin
         seed_stream(state, seed, key, chunk)
         for _ in range(chunk_trials(chunk, chunk_size, n_trials)):
             for i in range(n_cells):
-                hit, _, h = roll_shot(state, dice, face_offset, quality_first, cell_modifier[i],
-                                      cell_skill[i], cell_bonus[i], damage_per_hit)
+                total = roll_under_identified(state, SHOT_DICE, D10, face_offset, dice)
+                damage = shot_damage(total, dice[0], dice[1], dice[2], quality_first, cell_modifier[i],
+                                     cell_skill[i], cell_bonus[i])
+                h = fighter_hits(damage, damage_per_hit)
                 cell_hits[i] = h
-                values[3 * i] = 1 if hit else 0
+                values[3 * i] = 1 if damage != MISS else 0
                 values[3 * i + 1] = 1 if prior_hits + h >= destroyed_at else 0
                 values[3 * i + 2] = h
             base = 3 * n_cells

@@ -5,7 +5,8 @@ import numpy as np
 from numba import prange
 
 from kernels._jit import parallel_jit
-from kernels.b17.shot import SHOT_DICE, roll_shot
+from kernels.b17.shot import D10, MISS, SHOT_DICE, fighter_hits, shot_damage
+from kernels.dice import roll_under_identified
 from kernels.record import N_MOMENTS, chunk_trials, record
 from kernels.rng import STATE_WORDS, seed_stream
 
@@ -33,12 +34,13 @@ def gun_shot_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins,
         chunk = chunk_lo + c
         seed_stream(state, seed, key, chunk)
         for _ in range(chunk_trials(chunk, chunk_size, n_trials)):
-            hit, damage, h = False, 0, 0
+            damage = MISS
             if can_fire:
-                hit, damage, h = roll_shot(state, dice, face_offset, quality_first, modifier, skill,
-                                           bonus, damage_per_hit)
-            values[0] = 1 if hit else 0
-            values[1] = damage
+                total = roll_under_identified(state, SHOT_DICE, D10, face_offset, dice)
+                damage = shot_damage(total, dice[0], dice[1], dice[2], quality_first, modifier, skill, bonus)
+            h = fighter_hits(damage, damage_per_hit)
+            values[0] = 1 if damage != MISS else 0
+            values[1] = max(damage, 0)
             values[2] = h
             values[3] = 1 if prior_hits + h >= destroyed_at else 0
             values[4] = 1 if prior_hits + h >= danado_at else 0

@@ -12,7 +12,7 @@ from numba import prange
 
 from kernels._jit import parallel_jit
 from kernels.b17.attack import (C_DANADO_AT, C_DESTROYED_AT, C_FACE_OFFSET, MAX_FIGHTERS, NOT_FIRING,
-                                defensive_fire, draw_position, finish_attack)
+                                SHOT_COLUMNS, SHOT_HITS, defensive_fire, draw_position, finish_attack)
 from kernels.b17.shot import D10, SHOT_DICE
 from kernels.dice import roll_under_identified
 from kernels.record import N_MOMENTS, chunk_trials, record
@@ -32,19 +32,20 @@ EFFECT_INTERCOM_OUT = 2
 
 
 @parallel_jit
-def mission_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, model, cfg,
-                   wave_start, arrival_type, arrival_cell, arrival_prior,
-                   position_cell, position_cumulative, gun_ok_start, intercom_start, n_crew,
+def mission_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins,
+                   shooter_start, shooter_guns, cells, counts, gun_table, type_table, cfg,
+                   wave_start, arrival_type, arrival_cell, arrival_prior, position_cell, position_cumulative, gun_ok_start, intercom_start, n_crew,
                    return_probability, return_redraw, fire_model, fire_skill, fire_penalty,
                    effect_kind, effect_lo, effect_hi, danado_counts_as_vp):
     """Per-chunk (hist, moments) of ``MISSION_METRICS`` + ``kills_<crew>`` + ``hits_<crew>``.
 
-    Arrivals of wave w are ``wave_start[w]:wave_start[w+1]``; ``arrival_cell = -1`` draws a
-    position. ``fire_penalty[class]`` is the fighter's own penalty (+0/+2/+4, §6).
+    The bomber arrays are described in :mod:`kernels.b17.attack`. Arrivals of wave w are
+    ``wave_start[w]:wave_start[w+1]``; ``arrival_cell = -1`` draws a position.
+    ``fire_penalty[class]`` is the fighter's own penalty (+0/+2/+4, §6).
     """
     n_chunks = chunk_hi - chunk_lo
     n_waves = wave_start.shape[0] - 1
-    n_shooters = model[0].shape[0] - 1
+    n_shooters = shooter_start.shape[0] - 1
     n_guns = gun_ok_start.shape[0]
     n_metrics = N_MISSION_METRICS + 2 * n_crew
     destroyed_at = cfg[C_DESTROYED_AT]
@@ -65,10 +66,8 @@ def mission_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, 
         running = np.zeros(MAX_FIGHTERS, np.int64)
         f_final = np.zeros(MAX_FIGHTERS, np.int64)
         f_class = np.zeros(MAX_FIGHTERS, np.int64)
-        shot_gun = np.zeros(n_shooters, np.int64)
-        shot_f = np.zeros(n_shooters, np.int64)
-        shot_delayed = np.zeros(n_shooters, np.bool_)
-        shot_h = np.zeros(n_shooters, np.int64)
+        f_delayed = np.zeros(MAX_FIGHTERS, np.int64)
+        shots = np.zeros((n_shooters, SHOT_COLUMNS), np.int64)
         kills_crew = np.zeros(n_crew, np.int64)
         hits_crew = np.zeros(n_crew, np.int64)
         crew_mark = np.zeros(n_crew, np.int64)
@@ -78,8 +77,9 @@ def mission_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, 
         for _ in range(chunk_trials(chunk, chunk_size, n_trials)):
             for m in range(n_metrics):
                 values[m] = 0
-            kills_crew[:] = 0
-            hits_crew[:] = 0
+            for k in range(n_crew):
+                kills_crew[k] = 0
+                hits_crew[k] = 0
             for g in range(n_guns):
                 gun_ok[g] = gun_ok_start[g]
             intercom_ok = intercom_start
@@ -105,11 +105,11 @@ def mission_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, 
                 if n_f == 0:
                     continue
                 # 2. defensive fire with the current intercom / guns
-                n_shots = defensive_fire(state, dice, model, cfg, n_f, f_type, f_cell, f_hits, gun_ok,
-                                         intercom_ok, assigned, running, shot_gun, shot_f, shot_delayed,
-                                         shot_h)
-                finish_attack(model, cfg, n_f, f_hits, n_shots, shot_gun, shot_f, shot_delayed, shot_h,
-                              f_final, f_class, kills_crew, hits_crew, crew_mark)
+                n_shots = defensive_fire(state, dice, shooter_start, shooter_guns, cells, counts, gun_table,
+                                         type_table, cfg, n_f, f_type, f_cell, f_hits, gun_ok, intercom_ok,
+                                         assigned, running, shots)
+                finish_attack(gun_table, cfg, n_f, f_hits, n_shots, shots, f_final, f_class, f_delayed, kills_crew,
+                              hits_crew, crew_mark)
                 # 3. fighter fire (PLACEHOLDER model): effects act from the next wave on
                 for f in range(n_f):
                     if f_class[f] == NOT_FIRING:
@@ -146,7 +146,7 @@ def mission_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, 
                         intercom_ok = False
                 # 4-5. final states; survivors (intact / tocado) may return with their hits
                 for s in range(n_shots):
-                    values[1] += shot_h[s]
+                    values[1] += shots[s, SHOT_HITS]
                 n_survivors = 0
                 for f in range(n_f):
                     if f_final[f] >= destroyed_at:

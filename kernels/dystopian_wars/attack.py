@@ -13,7 +13,7 @@ import numpy as np
 from numba import prange
 
 from kernels._jit import hot_jit, parallel_jit
-from kernels.dice import pool_total
+from kernels.dice import pool_total_locals
 from kernels.record import chunk_trials, record
 from kernels.rng import STATE_WORDS, seed_stream, uniform_int
 
@@ -63,16 +63,60 @@ def damage_from_hits(state, hits, dr, cr, hp, hp_lost, crits_allowed, small_hp_r
 
 
 @hot_jit
-def attack_hits(state, n_dice, hit_value, hit_explodes, hit_n, n_defense,
-                cancel_value, cancel_explodes, cancel_n, counters):
+def attack_hits_locals(s0, s1, s2, s3, buf, lanes, n_dice, hit_value, hit_explodes, hit_n, n_defense,
+                       cancel_value, cancel_explodes, cancel_n):
     """Hits of an ``n_dice`` pool net of ``n_defense`` AA/CC dice (5 cancels 1, 6 cancels 2;
-    rolled against rockets and torpedoes only), never below 0."""
-    hits = pool_total(state, n_dice, hit_value, hit_explodes, hit_n, counters)
+    rolled against rockets and torpedoes only), never below 0. The stream state is held in
+    scalars (:func:`kernels.dice.pool_total_locals`); returns
+    ``(s0, s1, s2, s3, buf, lanes, hits, dice rolled, dice dropped at the explosion cap)``."""
+    s0, s1, s2, s3, buf, lanes, hits, rolled, dropped = pool_total_locals(
+        s0, s1, s2, s3, buf, lanes, n_dice, hit_value, hit_explodes, hit_n)
     if n_defense > 0:
-        hits -= pool_total(state, n_defense, cancel_value, cancel_explodes, cancel_n, counters)
+        s0, s1, s2, s3, buf, lanes, cancels, r, d = pool_total_locals(
+            s0, s1, s2, s3, buf, lanes, n_defense, cancel_value, cancel_explodes, cancel_n)
+        rolled += r
+        dropped += d
+        hits -= cancels
         if hits < 0:
             hits = 0
+    return s0, s1, s2, s3, buf, lanes, hits, rolled, dropped
+
+
+@hot_jit
+def attack_hits(state, n_dice, hit_value, hit_explodes, hit_n, n_defense,
+                cancel_value, cancel_explodes, cancel_n, counters):
+    """:func:`attack_hits_locals` on an array stream state; adds (dropped, rolled) to
+    ``counters[0]``, ``counters[1]``."""
+    s0, s1, s2, s3, buf, lanes, hits, rolled, dropped = attack_hits_locals(
+        state[0], state[1], state[2], state[3], state[4], state[5], n_dice, hit_value, hit_explodes, hit_n,
+        n_defense, cancel_value, cancel_explodes, cancel_n)
+    state[0], state[1], state[2], state[3], state[4], state[5] = s0, s1, s2, s3, buf, lanes
+    counters[0] += dropped
+    counters[1] += rolled
     return hits
+
+
+@hot_jit
+def resolve_attack_locals(s0, s1, s2, s3, buf, lanes, state, n_dice, t, hit_value, hit_explodes, hit_n,
+                          n_defense, cancel_value, cancel_explodes, cancel_n,
+                          dr, cr, hp, hp_lost, small_hp_rule, crit_values, crit_cum):
+    """One whole attack for stateful kernels (the duel): ``n_dice`` at to-hit table ``t`` of
+    the stacked ``hit_value[t]``, AA/CC cancellation, damage with criticals allowed.
+
+    Inlined into callers compiled without reference counting
+    (:mod:`kernels.dystopian_wars._refcount`). ``state`` is used only for critical-table
+    draws (the scalar state is written to it and read back around them). Returns
+    ``(s0, s1, s2, s3, buf, lanes, hits, damage, dice rolled, dice dropped)``."""
+    s0, s1, s2, s3, buf, lanes, hits, rolled, dropped = attack_hits_locals(
+        s0, s1, s2, s3, buf, lanes, n_dice, hit_value[t], hit_explodes[t], hit_n, n_defense,
+        cancel_value, cancel_explodes, cancel_n)
+    draws = crit_values.shape[0] > 1 and hits >= cr
+    if draws:
+        state[0], state[1], state[2], state[3], state[4], state[5] = s0, s1, s2, s3, buf, lanes
+    dmg = damage_from_hits(state, hits, dr, cr, hp, hp_lost, True, small_hp_rule, crit_values, crit_cum)
+    if draws:
+        s0, s1, s2, s3, buf, lanes = state[0], state[1], state[2], state[3], state[4], state[5]
+    return s0, s1, s2, s3, buf, lanes, hits, dmg, rolled, dropped
 
 
 @parallel_jit

@@ -1,13 +1,17 @@
 """Derived values of a battle and the reveal/remove bookkeeping (spec §4.2, §4.3).
 
 Every function reads the battle arrays of :mod:`kernels.uboat_leader.state`; ``cfg`` holds
-the rule options and the policy as integer codes.
+the rule options and the policy as integer codes. A constant passed to another compiled
+function is wrapped in ``np.int64()``: numba compiles a separate copy of the callee for every
+literal integer argument, and each copy costs about a second of compile time.
 """
 from __future__ import annotations
 
-from kernels._jit import jit
+import numpy as np
+
 from kernels.rng import roll_die
 from kernels.uboat_leader.decks import deck_discard, deck_draw
+from kernels.uboat_leader.policy import battle_jit
 from kernels.uboat_leader.state import (
     B_AREA, B_DETECTED, B_DIVED, B_ON, B_READY, B_AMMO, B_STRESS, BAND_OKAY, BAND_SHAKEN, BAND_UNFIT,
     BREAK_NEVER, BREAK_WHEN_DETECTED, BS_OKAY_MAX, BS_SHAKEN_MAX, APPROACH_SURFACED,
@@ -16,14 +20,14 @@ from kernels.uboat_leader.state import (
     K_DECK_SIZE, K_ESCORT_VP_ZERO, K_N_BOATS, K_N_GUN_RANGES, K_N_SHIPS, K_N_TORPEDO_RANGES,
     K_PEN_HEAVY, K_PEN_LIGHT, K_REVEAL_RANGE, K_TACTICS, K_TACTICS_FIXED, K_TARGET, NOT_ALLOWED,
     ROW_OKAY, ROW_SHAKEN, S_CARD, S_CHIT, S_DECK, S_ESCORT, S_HEAVY, S_LIGHT, S_ON, S_REVEALED,
-    S_AREA, SL_COUNTER_SPEED, TACTICS_FIXED, TACTICS_PER_CARD, TACTICS_PER_ROLL, TARGET_MAX_VP)
+    S_AREA, SL_COUNTER_SPEED, TACTICS_FIXED, TACTICS_PER_CARD, TARGET_MAX_VP)
 
 #: pick() candidate sets
 PICK_ELIGIBLE, PICK_TORPEDO, PICK_GUN = 0, 1, 2
 
 
 # ----------------------------------------------------------------------------- ships
-@jit
+@battle_jit
 def damage_penalty(ship, s, cfg):
     """§1.5 / A12: Light -1, Heavy -2; ``replace``: Heavy replaces Light, ``stack``: both."""
     if cfg[K_DAMAGE_STACK]:
@@ -35,7 +39,7 @@ def damage_penalty(ship, s, cfg):
     return 0
 
 
-@jit
+@battle_jit
 def ship_speed(ship, s, slots, cards, cfg):
     """§7.4: an Unknown counter's printed Speed, else the card's minus damage (never < 0)."""
     if not ship[s, S_REVEALED]:
@@ -44,7 +48,7 @@ def ship_speed(ship, s, slots, cards, cfg):
     return v if v > 0 else 0
 
 
-@jit
+@battle_jit
 def ship_vp(ship, s, cards, cfg):
     """-1 while unrevealed (spec §4.2); a revealed escort's VP under A1 ``escort_vp``."""
     if not ship[s, S_REVEALED]:
@@ -54,13 +58,13 @@ def ship_vp(ship, s, cards, cfg):
     return cards[ship[s, S_DECK], ship[s, S_CARD], C_VP]
 
 
-@jit
+@battle_jit
 def eligible(ship, s, cfg):
     """A target for the policy: on the display, and not an escort unless ``attack_escorts``."""
     return ship[s, S_ON] == 1 and (ship[s, S_ESCORT] == 0 or cfg[K_ATTACK_ESCORTS] != 0)
 
 
-@jit
+@battle_jit
 def any_eligible(ship, cfg):
     for s in range(cfg[K_N_SHIPS]):
         if eligible(ship, s, cfg):
@@ -68,7 +72,7 @@ def any_eligible(ship, cfg):
     return False
 
 
-@jit
+@battle_jit
 def pick(mode, a, ship, cards, dist, cfg):
     """The policy's target from U-boat area ``a`` (spec §4.2 ``pick``); -1 if none.
 
@@ -101,7 +105,7 @@ def pick(mode, a, ship, cards, dist, cfg):
     return best
 
 
-@jit
+@battle_jit
 def chit_value(state, ship, s, cards, cfg):
     """The Tactics modifier of one Detection roll or attack of ship ``s`` (A2)."""
     mode = cfg[K_TACTICS]
@@ -116,25 +120,25 @@ def chit_value(state, ship, s, cards, cfg):
 
 
 # ----------------------------------------------------------------------------- reveal / remove
-@jit
+@battle_jit
 def reveal(state, s, ship, cards, cfg, dk, dn, counters):
     """§7.2: draw the ship's card; a misidentified Merchant becomes an Escort (§1.7) and draws
     an Escort card; an Escort draws its Tactics counter from the cup under ``per_card``."""
     d = ship[s, S_DECK]
     card = deck_draw(state, dk, dn, d, counters)
     if d == D_MERCHANT and card >= 0 and cards[D_MERCHANT, card, C_MISIDENTIFIED] != 0:
-        deck_discard(dk, dn, D_MERCHANT, card)
+        deck_discard(dk, dn, d, card)
         ship[s, S_ESCORT] = 1
         ship[s, S_DECK] = D_ESCORT
-        card = deck_draw(state, dk, dn, D_ESCORT, counters)
+        card = deck_draw(state, dk, dn, ship[s, S_DECK], counters)
     ship[s, S_CARD] = card if card >= 0 else 0  # a failed draw is counted; S1 makes it impossible
     ship[s, S_REVEALED] = 1
     if ship[s, S_ESCORT] and cfg[K_TACTICS] == TACTICS_PER_CARD:
-        chit = deck_draw(state, dk, dn, D_TACTICS, counters)
+        chit = deck_draw(state, dk, dn, np.int64(D_TACTICS), counters)
         ship[s, S_CHIT] = chit if chit >= 0 else 0
 
 
-@jit
+@battle_jit
 def reveal_all(state, ship, boat, cards, dist, cfg, dk, dn, counters):
     """§7.2: every Unknown ship within ``reveal_range`` of a U-boat on the display is revealed
     (ships in slot order)."""
@@ -146,18 +150,18 @@ def reveal_all(state, ship, boat, cards, dist, cfg, dk, dn, counters):
                     break
 
 
-@jit
+@battle_jit
 def remove_ship(s, ship, cfg, dk, dn):
     """Off the display; a revealed ship's card (and its Tactics counter) to the discards."""
     ship[s, S_ON] = 0
     if ship[s, S_REVEALED]:
         deck_discard(dk, dn, ship[s, S_DECK], ship[s, S_CARD])
         if ship[s, S_ESCORT] and cfg[K_TACTICS] == TACTICS_PER_CARD:
-            deck_discard(dk, dn, D_TACTICS, ship[s, S_CHIT])
+            deck_discard(dk, dn, np.int64(D_TACTICS), ship[s, S_CHIT])
 
 
 # ----------------------------------------------------------------------------- U-boats
-@jit
+@battle_jit
 def stress_band(boat, b, bstat):
     """§1.6: okay / shaken / unfit from the card's bands (A13: per card)."""
     st = boat[b, B_STRESS]
@@ -168,24 +172,24 @@ def stress_band(boat, b, bstat):
     return BAND_UNFIT
 
 
-@jit
+@battle_jit
 def crew_row(boat, b, bstat):
     """The Okay row when Okay, else the Shaken row (Unfit uses the Shaken EV, §1.6)."""
     return ROW_OKAY if stress_band(boat, b, bstat) == BAND_OKAY else ROW_SHAKEN
 
 
-@jit
+@battle_jit
 def may_surface(boat, b, cfg):
     a = cfg[K_APPROACH]
     return a == APPROACH_SURFACED or (a == APPROACH_DIVE_ON_DETECTION and boat[b, B_DIVED] == 0)
 
 
-@jit
+@battle_jit
 def armed(boat, b, cfg):
     return boat[b, B_READY] > 0 or (boat[b, B_AMMO] > 0 and may_surface(boat, b, cfg))
 
 
-@jit
+@battle_jit
 def leaving(boat, b, ship, bstat, cfg):
     """Spec §4.2: an Unfit boat must leave (§7.1); otherwise the break-off policy decides."""
     if stress_band(boat, b, bstat) == BAND_UNFIT:

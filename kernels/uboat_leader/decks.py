@@ -14,15 +14,16 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from kernels._jit import jit, parallel_jit
+from kernels._jit import parallel_jit
 from kernels.record import chunk_trials
 from kernels.rng import STATE_WORDS, roll_die, seed_stream
+from kernels.uboat_leader.policy import battle_jit
 from kernels.uboat_leader.state import (CT_DRAW_FAILED, CT_DRAWS, CT_DUPLICATE_CARD, CT_RESHUFFLES,
                                         DECK_DISCARDS, DECK_LEFT, DK_CARDS, DK_DISCARDS, DK_IN_PLAY,
                                         N_COUNTERS)
 
 
-@jit
+@battle_jit
 def deck_reset(dk, dn, d, size):
     """A full, fresh deck of cards ``0..size-1``, no discards, nothing in play."""
     for i in range(size):
@@ -32,7 +33,7 @@ def deck_reset(dk, dn, d, size):
     dn[d, DECK_DISCARDS] = 0
 
 
-@jit
+@battle_jit
 def deck_draw(state, dk, dn, d, counters):
     """Draw one card from deck ``d``; -1 (counted) only if deck and discards are empty."""
     n = dn[d, DECK_LEFT]
@@ -57,7 +58,7 @@ def deck_draw(state, dk, dn, d, counters):
     return card
 
 
-@jit
+@battle_jit
 def deck_discard(dk, dn, d, card):
     """Put a drawn card on deck ``d``'s discard pile."""
     k = dn[d, DECK_DISCARDS]
@@ -69,7 +70,7 @@ def deck_discard(dk, dn, d, card):
 @parallel_jit
 def deck_sequences(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, size, draws, discard_after):
     """Test kernel: per trial, draw ``draws`` cards from a fresh deck of ``size``; the first
-    ``discard_after`` cards drawn go to the discards as soon as the deck runs out.
+    time the deck runs out, the first ``discard_after`` cards drawn go to the discards.
 
     Returns ``(seq[trial, draw], counters[chunk, N_COUNTERS])`` (trials of chunks
     ``chunk_lo..chunk_hi``; a failed draw is -1).
@@ -83,14 +84,16 @@ def deck_sequences(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, size, dr
         dk = np.zeros((1, 3, size), np.int64)
         dn = np.zeros((1, 2), np.int64)
         cnt = np.zeros(N_COUNTERS, np.int64)
+        d = np.int64(0)  # a run-time int: no extra compiled copy of the deck functions
         for t in range(chunk_trials(chunk_lo + c, chunk_size, n_trials)):
-            deck_reset(dk, dn, 0, size)
+            deck_reset(dk, dn, d, size)
             row = c * chunk_size + t
+            discarded = False
             for i in range(draws):
-                if dn[0, DECK_LEFT] == 0 and dn[0, DECK_DISCARDS] == 0:
+                if not discarded and dn[0, DECK_LEFT] == 0:
                     for k in range(min(discard_after, i)):
-                        if seq[row, k] >= 0 and dk[0, DK_IN_PLAY, seq[row, k]] == 1:
-                            deck_discard(dk, dn, 0, seq[row, k])
-                seq[row, i] = deck_draw(state, dk, dn, 0, cnt)
+                        deck_discard(dk, dn, d, seq[row, k])
+                    discarded = True
+                seq[row, i] = deck_draw(state, dk, dn, d, cnt)
         counters[c, :] = cnt
     return seq, counters

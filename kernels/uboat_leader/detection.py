@@ -6,30 +6,30 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from kernels._jit import jit, parallel_jit
+from kernels._jit import hot_jit, parallel_jit
 from kernels.record import chunk_trials, record
 from kernels.rng import STATE_WORDS, roll_die, seed_stream
 
 
-@jit
+@hot_jit
 def in_detection_range(range_areas, base_range, alerted):
     """§7.5: surfaced U-boats at 0-2 Areas, submerged at 0-1; +1 to both per Alerted counter."""
     return range_areas <= base_range + alerted
 
 
-@jit
+@hot_jit
 def detection_modifier(alerted, roll_bonus, damage_penalty, chit):
     """§7.5: +1 per Alerted counter, -1 Light / -2 Heavy Damage, +X Tactics counter."""
     return alerted * roll_bonus - damage_penalty + chit
 
 
-@jit
+@hot_jit
 def detects(roll, modifier, detection_value):
     """§7.5: "Si el resultado del dado modificado es igual o mayor que el número de Detección"."""
     return roll + modifier >= detection_value
 
 
-@jit
+@hot_jit
 def evades(roll, evasion):
     """§7.3: Silent Running removes the Detected marker on d10 <= EV."""
     return roll <= evasion

@@ -3,12 +3,14 @@ and the Escorts step (§7.5 Detection, then the PLACEHOLDER escort movement modu
 """
 from __future__ import annotations
 
-from kernels._jit import jit
+import numpy as np
+
 from kernels.rng import roll_die
 from kernels.uboat_leader.battle import (PICK_ELIGIBLE, crew_row, damage_penalty, chit_value,
                                          leaving, pick, remove_ship, reveal, reveal_all, ship_speed)
 from kernels.uboat_leader.detection import detection_modifier, detects, evades, in_detection_range
 from kernels.uboat_leader.display import AREA_KIND, step_toward
+from kernels.uboat_leader.policy import battle_jit
 from kernels.uboat_leader.state import (
     APPROACH_DIVE_ON_DETECTION, AREA_LONG, B_AREA, B_DETECTED, B_DIVED, B_ON, B_SILENT, B_STRESS,
     B_SURFACED, BS_SPEED_SUBMERGED, BS_SPEED_SURFACED, C_DETECTION_SUBMERGED, C_DETECTION_SURFACED,
@@ -19,13 +21,13 @@ from kernels.uboat_leader.state import (
     S_ON, S_REVEALED, SILENT_WHEN_DETECTED)
 
 
-@jit
+@battle_jit
 def boat_speed(boat, b, bstat):
     """The printed Speed of the side the U-boat shows (§1.5)."""
     return bstat[b, BS_SPEED_SURFACED] if boat[b, B_SURFACED] else bstat[b, BS_SPEED_SUBMERGED]
 
 
-@jit
+@battle_jit
 def uboat_movement(state, ship, boat, slots, cards, bstat, brows, adj, area, dist, cfg, dk, dn, counters):
     """R1 (§7.1-7.3), boats in list order."""
     cont = cfg[K_REVEAL_CONTINUOUS] != 0
@@ -57,7 +59,7 @@ def uboat_movement(state, ship, boat, slots, cards, bstat, brows, adj, area, dis
                 if cont:
                     reveal_all(state, ship, boat, cards, dist, cfg, dk, dn, counters)
         else:
-            t = pick(PICK_ELIGIBLE, boat[b, B_AREA], ship, cards, dist, cfg)
+            t = pick(np.int64(PICK_ELIGIBLE), boat[b, B_AREA], ship, cards, dist, cfg)
             if t >= 0:
                 goal = dist[ship[t, S_AREA]]
                 for _ in range(speed):
@@ -73,7 +75,7 @@ def uboat_movement(state, ship, boat, slots, cards, bstat, brows, adj, area, dis
             reveal_all(state, ship, boat, cards, dist, cfg, dk, dn, counters)
 
 
-@jit
+@battle_jit
 def bearing_drift(reference_speed, speed, cap):
     """§7.4: Areas moved toward the Wake = Reference Speed - own Speed (0 if not slower);
     A11: a difference beyond the table (3) moves in full, or is capped when ``cap`` > 0."""
@@ -85,12 +87,12 @@ def bearing_drift(reference_speed, speed, cap):
     return diff
 
 
-@jit
+@battle_jit
 def bearing_movement(state, ship, boat, slots, cards, bstat, adj, area, dist, cfg, dk, dn, counters):
     """R2 (§7.4): everything slower than the Reference Ship drifts toward the Convoy Wake Area;
     reaching the Wake with movement left takes it out of the battle."""
     n_ships = cfg[K_N_SHIPS]
-    ref = -1
+    ref = np.int64(-1)  # a run-time int (see kernels.uboat_leader.battle)
     any_on = False
     for s in range(n_ships):  # Reference Ship: fastest Merchant/Lone/Naval ship on
         if ship[s, S_ON]:
@@ -135,7 +137,7 @@ def bearing_movement(state, ship, boat, slots, cards, bstat, adj, area, dist, cf
     reveal_all(state, ship, boat, cards, dist, cfg, dk, dn, counters)
 
 
-@jit
+@battle_jit
 def escorts_step(state, ship, boat, slots, cards, bstat, adj, area, dist, cfg, dk, dn, counters):
     """R3 (§7.5): each Escort in slot order rolls Detection against every U-boat in range,
     then moves (PLACEHOLDER module ``escort_movement``, G18) before the next Escort."""

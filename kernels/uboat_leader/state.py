@@ -4,6 +4,9 @@ A battle is plain integer arrays whose columns are named by the constants below,
 kernel reads ``ship[s, S_AREA]`` where the reference reads ``s["area"]``. The Python layer
 (:mod:`analyzer.games.uboat_leader.compile`) fills the static arrays from the game data;
 the mutable ones are chunk-local scratch reset at the start of every trial.
+
+After editing this file, delete ``kernels/uboat_leader/__pycache__``: numba's on-disk cache
+is keyed on each kernel's own source file and does not see constants imported from here.
 """
 from __future__ import annotations
 

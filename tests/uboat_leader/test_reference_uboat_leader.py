@@ -333,7 +333,7 @@ def test_infiltrator_start_rule():
 def test_shipped_scenarios_run(path):
     sc = yaml.safe_load(path.read_text())
     assert sc["game"] == "uboat_leader" and sc["question"] in U.QUESTIONS
-    params = sc["params"]
+    params = U.unwrap(sc["params"])  # scenario params may carry {ph: ..} / {ex: ..} labels
     for dotted, values in (sc.get("sweep") or {}).items():   # first and last sweep points
         for v in (values[0], values[-1]):
             p = yaml.safe_load(yaml.safe_dump(params))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+
 import numpy as np
 
 from analyzer.errors import ScenarioError, suggest
@@ -21,7 +22,8 @@ from kernels.b17 import attack as ka
 
 POLICIES = ("focus_most_dangerous", "spread", "max_kill_probability")
 #: Histogram bins beyond this are clipped into the last bin (means stay exact; the runner
-#: notes how many trials were clipped). Only reached by very large crews' kill shares.
+#: notes how many trials were clipped). Only reached by tables with many more shooters
+#: (kill shares are counted in units of 1/lcm(1..shooters)) or very long missions.
 MAX_BINS = 1 << 14
 
 
@@ -73,6 +75,7 @@ def intercom(data: B17Data, given: bool | None, used: list[Placeholder]) -> bool
 
 
 def lcm_upto(n: int) -> int:
+    """lcm(1..n): a kill split up to n ways is a whole number of 1/lcm units (60 for 5)."""
     out = 1
     for k in range(2, n + 1):
         out = out * k // math.gcd(out, k)
@@ -88,15 +91,26 @@ def max_fighter_hits(data: B17Data, rules: dict[str, str], types: list[str] | No
 
 @dataclass
 class Bomber:
-    """The compiled bomber of one sweep point (kernel ``model`` tuple and ``cfg``)."""
+    """The compiled bomber of one sweep point: the arrays of :mod:`kernels.b17.attack`."""
 
-    model: tuple
+    shooter_start: np.ndarray
+    shooter_guns: np.ndarray
+    cells: np.ndarray          # [G, 24, (kind, modifier)]
+    counts: np.ndarray         # [G, 24, T, D + 1]: kill counts by prior hits, then hit count
+    gun_table: np.ndarray      # [G, (skill, bonus, crew)]
+    type_table: np.ndarray     # [T, (damage per hit, dense danger rank)]
     cfg: np.ndarray
     gun_ok: np.ndarray
     intercom_ok: bool
     scale: int
     type_names: list[str]
     placeholders: list[Placeholder] = field(default_factory=list)
+
+    @property
+    def arrays(self) -> tuple:
+        """The static arrays in kernel argument order (before ``cfg``)."""
+        return (self.shooter_start, self.shooter_guns, self.cells, self.counts, self.gun_table,
+                self.type_table)
 
     def type_index(self, name: str) -> int:
         return self.type_names.index(name)
@@ -117,39 +131,44 @@ def compile_bomber(ctx: Context, data: B17Data, p, rules: dict[str, str], types_
     shooter_guns = np.array([g for sh in data.shooters for g in sh], dtype=np.int64)
     for s, sh in enumerate(data.shooters):
         shooter_start[s + 1] = shooter_start[s] + len(sh)
-    cell_kind = np.zeros((n_guns, N_CELLS), np.int64)
-    cell_modifier = np.zeros((n_guns, N_CELLS), np.int64)
+    cells = np.zeros((n_guns, N_CELLS, 2), np.int64)
     for g in data.guns:
         for c in range(N_CELLS):
             cell = g.raw_cell(c)
             if cell is not None:
-                cell_modifier[g.order, c] = cell[0]
-                cell_kind[g.order, c] = 2 if cell[1] else 1
-    gun_skill = np.array([skills[g.crew_index] for g in data.guns], dtype=np.int64)
-    gun_bonus = np.array([g.bonus for g in data.guns], dtype=np.int64)
-    gun_crew = np.array([g.crew_index for g in data.guns], dtype=np.int64)
+                cells[g.order, c, ka.CELL_KIND] = 2 if cell[1] else 1
+                cells[g.order, c, ka.CELL_MOD] = cell[0]
+    gun_table = np.zeros((n_guns, 3), np.int64)
+    for g in data.guns:
+        gun_table[g.order] = (skills[g.crew_index], g.bonus, g.crew_index)
 
     type_names = list(data.types)
-    type_k = np.array([data.types[t].damage_per_hit for t in type_names], dtype=np.int64)
     ranks = sorted({data.types[t].danger_rank for t in type_names})
-    type_rank = np.array([ranks.index(data.types[t].danger_rank) for t in type_names], dtype=np.int64)
+    type_table = np.array([(data.types[t].damage_per_hit, ranks.index(data.types[t].danger_rank))
+                           for t in type_names], dtype=np.int64)
 
     off, qf = face_offset(rules), quality_first(rules)
     D = data.destroyed_at
-    kill_count = np.zeros((n_guns, N_CELLS, len(type_names), D), np.int64)
-    hit_count = np.zeros((n_guns, N_CELLS, len(type_names)), np.int64)
+    counts = np.zeros((n_guns, N_CELLS, len(type_names), D + 1), np.int64)
     for g in data.guns:
         for c in range(N_CELLS):
-            if cell_kind[g.order, c] == 0:
+            if cells[g.order, c, ka.CELL_KIND] == 0:
                 continue
-            for ti, t in enumerate(type_names):
+            for ti in range(len(type_names)):
                 for prior in range(D):
-                    kc, hc = shotlaw.kill_and_hit_counts(int(cell_modifier[g.order, c]), int(gun_skill[g.order]),
-                                                         g.bonus, int(type_k[ti]), prior, D, off, qf)
-                    kill_count[g.order, c, ti, prior] = kc
-                    hit_count[g.order, c, ti] = hc
+                    kc, hc = shotlaw.kill_and_hit_counts(int(cells[g.order, c, ka.CELL_MOD]),
+                                                         int(gun_table[g.order, ka.GUN_SKILL]), g.bonus,
+                                                         int(type_table[ti, ka.TYPE_K]), prior, D, off, qf)
+                    counts[g.order, c, ti, prior] = kc
+                    counts[g.order, c, ti, D] = hc
 
-    scale = lcm_upto(len(data.shooters))       # every 1/n share of a kill is an integer
+    # §7: a kill is shared by at most the shooters that can reach the fighter's cell, so every
+    # share 1/n is a whole number of 1/scale units (mission effects only remove guns/intercom)
+    reach = [sum(1 for sh in data.shooters
+                 if any(cells[g, c, ka.CELL_KIND] == 1 or (cells[g, c, ka.CELL_KIND] == 2 and intercom_ok)
+                        for g in sh if gun_ok[g]))
+             for c in range(N_CELLS)]
+    scale = lcm_upto(max(reach))
     cfg = np.zeros(ka.N_CFG, np.int64)
     cfg[ka.C_POLICY] = POLICIES.index(p.policy)
     cfg[ka.C_RETARGET] = rules["destroyed_target"] == "retarget"
@@ -164,9 +183,8 @@ def compile_bomber(ctx: Context, data: B17Data, p, rules: dict[str, str], types_
     cfg[ka.C_DESTROYED_AT] = D
     cfg[ka.C_SCALE] = scale
     cfg[ka.C_N_RANK] = len(ranks)
-    model = (shooter_start, shooter_guns, cell_kind, cell_modifier, gun_skill, gun_bonus, gun_crew,
-             kill_count, hit_count, type_k, type_rank)
-    return Bomber(model, cfg, gun_ok, intercom_ok, scale, type_names, used)
+    return Bomber(shooter_start, shooter_guns, cells, counts, gun_table, type_table, cfg, gun_ok, intercom_ok,
+                  scale, type_names, used)
 
 
 def fighter_arrays(ctx: Context, data: B17Data, bomber: Bomber, specs, path: str):

@@ -100,7 +100,7 @@ class GunMatrix(Question):
         metrics = []
         for g, c, mod, delayed in cells:
             clock, alt = b17data.cell_name(c)
-            where = b17plots.cell_label(g.id, g.crew, clock, alt, mod, delayed)
+            where = b17plots.cell_label(g.id, g.crew, g.damage, clock, alt, mod, delayed)
             metrics += [Metric(metric_name("p_hit", g.id, clock, alt), f"P(hit) {where}", "probability"),
                         Metric(metric_name("p_destroyed", g.id, clock, alt), f"P(destroyed) {where}", "probability"),
                         Metric(metric_name("hits", g.id, clock, alt), f"hits {where}")]

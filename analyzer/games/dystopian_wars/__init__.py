@@ -1,0 +1,9 @@
+"""Game ``dystopian_wars`` (Spartan Games, 1st ed.): attacks, fire allocation, rams and
+collisions, boarding, rout tests and squadron duels.
+
+Spec: ``docs/models/dystopian_wars.md``; rules: ``shared/rules/dystopian_wars.md``. Importing
+this package registers the questions (one module per question or mechanic) and the
+benchmarks ``dw-duel`` and ``dw-attack-exact``.
+"""
+from analyzer.games.dystopian_wars import (attack, boarding, bench, duel, fire_allocation,  # noqa: F401
+                                           ramming, rout)

@@ -1,0 +1,196 @@
+"""Question ``attack``: one attack of Dystopian Wars (spec ``docs/models/dystopian_wars.md`` §1).
+
+Pool of exploding hit dice (§1) at the to-hit number the rules select (§9, §11), net of the
+target's AA/CC dice for rockets/torpedoes, then DR/CR damage (§11). Exact mode answers every
+metric from :mod:`analyzer.exact` (pool convolution, cancellation, damage mapping).
+"""
+from __future__ import annotations
+
+from typing import Annotated
+
+import numpy as np
+from pydantic import Field, model_validator
+
+from analyzer.games.dystopian_wars import plots as dw_plots
+from analyzer.games.dystopian_wars.common import (MAX_DICE, bernoulli_metric, pmf_metric, simulate_fn,
+                                                   table, truncation_note)
+from analyzer.games.dystopian_wars.data import (GameData, State, Strict, TargetSpec, Weapon,
+                                                 crit_cumulative, resolve_target)
+from analyzer.games.dystopian_wars.rules import (SMALL_HP_CODE, RuleError, cancel_faces, damage_distribution,
+                                                  degrade, half_ad, hit_faces, hits_distribution,
+                                                  illegal_reason, options, to_hit_number)
+from analyzer.questions import Context, Metric, Prepared, Question, register
+from kernels.dystopian_wars import attack as k
+
+AD = Annotated[int, Field(ge=0, le=MAX_DICE)]
+
+
+class AttackerSpec(Strict):
+    capital: bool | None = Field(None, description="Capital Class attacker (default false, or the profile's)")
+    state: State = Field("surface", description="surface | flying | diving | submerged | obscured")
+    profile: str | None = Field(None, description="fleet profile of the attacker (with weapon)")
+    weapon: str | int | None = Field(None, description="weapon of the profile: name or index (AD per band)")
+
+    @model_validator(mode="after")
+    def _weapon_needs_profile(self):
+        if self.weapon is not None and self.profile is None:
+            raise ValueError("weapon needs profile (the AD comes from the profile's weapon)")
+        return self
+
+
+class AttackParams(Strict):
+    attack_dice: int | None = Field(None, ge=0, le=MAX_DICE,
+                                    description="base AD of the weapon at this band (or attacker.profile + weapon)")
+    weapon: Weapon | None = Field(None, description="primary | secondary | rocket | torpedo | bomb | mine "
+                                                   "(default primary, or the profile weapon's type)")
+    range_band: int = Field(2, ge=1, le=4, description="range band 1..4 (8in each)")
+    hp_lost: int = Field(0, ge=0, le=1000, description="HP lost by the ATTACKER (gunnery loses 1 AD each, never below 1)")
+    attacker: AttackerSpec = Field(default_factory=AttackerSpec)
+    target: TargetSpec
+    defense_dice: int = Field(0, ge=0, le=MAX_DICE, description="AA dice vs rockets, CC dice vs torpedoes "
+                                                                "(5 cancels 1 hit, 6 cancels 2)")
+    to_hit_modifier: int = Field(0, ge=0, le=2, description="roll modifier per die (not in the source: MARs, cards)")
+    linked_ad: list[AD] = Field(default_factory=list, description="AD of other squadron models linking in (each adds half)")
+    own_linked_ad: list[AD] = Field(default_factory=list, description="AD of the attacker's own other weapons of "
+                                                                      "this type linking in (rules.own_weapons_link)")
+    critical_hp: int | None = Field(None, ge=0, le=100, description="HP per critical roll (null: data table / default)")
+
+    @model_validator(mode="after")
+    def _cross(self):
+        from_profile = self.attacker.weapon is not None
+        if from_profile and self.attack_dice is not None:
+            raise ValueError("give either attack_dice or attacker.profile + attacker.weapon, not both")
+        if not from_profile and self.attack_dice is None:
+            raise ValueError("attack_dice is required (or attacker.profile + attacker.weapon)")
+        if self.weapon is not None and self.defense_dice > 0 and self.weapon not in ("rocket", "torpedo"):
+            raise ValueError(f"defense_dice cancel only rocket (AA) or torpedo (CC) hits (§11); weapon is {self.weapon}")
+        if self.weapon == "mine" and (self.linked_ad or self.own_linked_ad):
+            raise ValueError("mines cannot be linked (§11)")
+        return self
+
+
+def resolve_attack(p: AttackParams, gd: GameData, rules: dict) -> dict:
+    """Compile the attack (spec §1 A1-A4): dice, to-hit number, face table, target."""
+    data = gd.core
+    band = p.range_band
+    att = p.attacker
+    prof = gd.profile(att.profile, "params.attacker.profile") if att.profile is not None else None
+    if att.capital is not None:
+        capital = att.capital
+    elif prof is not None:
+        capital = bool(prof.get("capital", False))
+        gd.use_profile(att.profile, "capital")
+    else:
+        capital = False
+    if att.weapon is not None:
+        weapons = prof.get("weapons") or []
+        if isinstance(att.weapon, int):
+            if not 0 <= att.weapon < len(weapons):
+                raise RuleError(f"params.attacker.weapon: got {att.weapon}; profile {att.profile} has weapons "
+                                f"0..{len(weapons) - 1}")
+            idx = att.weapon
+        else:
+            names = [w.get("name") for w in weapons]
+            if att.weapon not in names:
+                raise RuleError(f"params.attacker.weapon: got {att.weapon!r}; weapons of {att.profile}: "
+                                f"{', '.join(map(str, names))}")
+            idx = names.index(att.weapon)
+        w = weapons[idx]
+        gd.use_profile(att.profile, f"weapons[{idx}]")
+        wtype = w["type"]
+        if p.weapon is not None and p.weapon != wtype:
+            raise RuleError(f"params.weapon: got {p.weapon}; the profile weapon {att.weapon!r} is a {wtype}")
+        base = int(w["ad"][band - 1])
+    else:
+        wtype = p.weapon or "primary"
+        base = p.attack_dice
+    if p.defense_dice > 0 and wtype not in ("rocket", "torpedo"):
+        raise RuleError(f"params.defense_dice: AA/CC dice cancel only rocket or torpedo hits (§11); weapon is {wtype}")
+    if wtype == "mine" and (p.linked_ad or p.own_linked_ad):
+        raise RuleError("params.linked_ad: mines cannot be linked (§11)")
+    ad = degrade(base, p.hp_lost, wtype)
+    # §11 linked fire: this weapon leads with its full AD, every other adds half (1 stays 1); Amb 6
+    if rules["own_weapons_link"] == "full":
+        n = ad + sum(p.own_linked_ad)
+    else:
+        n = ad + sum(half_ad(a) for a in p.own_linked_ad)
+    n += sum(half_ad(a) for a in p.linked_ad)
+    tgt = resolve_target(p.target, gd, "params.target")
+    reason = illegal_reason(wtype, band, att.state, tgt["size"], tgt["state"], rules)
+    if reason:
+        raise RuleError(f"params: illegal attack ({wtype} from a {att.state} model at a {tgt['size']} "
+                        f"{tgt['state']} target in RB{band}): {reason}")
+    t = to_hit_number(wtype, band, capital, att.state, tgt["size"], tgt["state"], tgt["fast"], tgt["elusive"],
+                      rules, data)
+    explode = not (wtype == "mine" and rules["mine_dice"] == "plain")
+    small_rule_applies = rules["small_hp_critical"] != "off" and tgt["hp"] <= 2
+    crit = (np.array([0]), np.array([1])) if small_rule_applies else gd.critical(p.critical_hp)
+    return {"n": n, "t": t, "mod": p.to_hit_modifier, "explode": explode, "weapon": wtype,
+            "faces": hit_faces(t, p.to_hit_modifier, explode, rules["modified_six"]),
+            "defense": p.defense_dice, "target": tgt, "crit": crit}
+
+
+ATTACK_METRICS = [
+    Metric("hits", "hits (after AA/CC cancellation)"),
+    Metric("p_damage", "P(hits >= DR)", "probability"),
+    Metric("p_critical", "P(hits >= CR)", "probability"),
+    Metric("criticals", "critical results floor(hits / CR)"),
+    Metric("hp_damage", "HP damage (uncapped)"),
+    Metric("p_destroyed", "P(HP damage >= remaining HP)", "probability"),
+]
+assert tuple(m.name for m in ATTACK_METRICS) == k.ATTACK_METRICS
+
+
+def attack_exact(a: dict, small_hp_rule: str, notes: list[str]) -> dict:
+    """Exact answers of every attack metric (spec §1 'Exact mode')."""
+    tgt = a["target"]
+    d = hits_distribution(a["n"], a["faces"], a["defense"])
+    h = d.probs
+    values = np.arange(h.shape[0])
+    crits = np.bincount(values // tgt["cr"], weights=h)
+    dmg = damage_distribution(h, tgt["dr"], tgt["cr"], tgt["hp"], tgt["hp_lost"], True, small_hp_rule, *a["crit"])
+    remaining = tgt["hp"] - tgt["hp_lost"]
+    if d.truncated_mass > 0:
+        notes.append(truncation_note(d.truncated_mass))
+    return {"hits": pmf_metric(h), "p_damage": bernoulli_metric(h[tgt["dr"]:].sum()),
+            "p_critical": bernoulli_metric(h[tgt["cr"]:].sum()), "criticals": pmf_metric(crits),
+            "hp_damage": pmf_metric(dmg), "p_destroyed": bernoulli_metric(dmg[remaining:].sum())}
+
+
+@register
+class Attack(Question):
+    game = "dystopian_wars"
+    name = "attack"
+    summary = "One attack: exploding hit pool, AA/CC cancellation, DR/CR damage (exact mode)"
+    Params = AttackParams
+    rule_options = options("obscured_to_hit", "surface_vs_submerged", "primary_rb1_vs_set_number",
+                           "modified_six", "mine_dice", "own_weapons_link", "fast_elusive_scope",
+                           "small_hp_critical")
+    primary_metric = "p_damage"
+    supports_exact = True
+
+    def prepare(self, p: AttackParams, ctx: Context) -> Prepared:
+        gd = GameData(ctx, profiles=p.attacker.profile is not None or p.target.profile is not None)
+        a = resolve_attack(p, gd, ctx.rules)
+        gd.finish()
+        tgt = a["target"]
+        hit_tab = table(a["faces"])
+        cancel_tab = table(cancel_faces(gd.core))
+        crit_values, crit_cum = crit_cumulative(*a["crit"])
+        small = SMALL_HP_CODE[ctx.rules["small_hp_critical"]]
+        top = 3 * a["n"] + 60   # spec §1 truncation H
+        n_bins = max(top + 1, int(crit_values.max()) * (top // tgt["cr"]) + 2, tgt["hp"] + 2)
+        notes: list[str] = [f"{a['n']} dice at {a['t']}+" + (f" (+{a['mod']} per die)" if a["mod"] else "")
+                            + (f" vs {a['defense']} {'AA' if a['weapon'] == 'rocket' else 'CC'} dice"
+                               if a["defense"] else "")]
+
+        def kernel(seed, key, lo, hi, chunk_size, n_trials):
+            return k.attack_histogram(seed, key, lo, hi, chunk_size, n_trials, a["n"], *hit_tab,
+                                      a["defense"], *cancel_tab, tgt["dr"], tgt["cr"], tgt["hp"], tgt["hp_lost"],
+                                      small, crit_values, crit_cum, n_bins)
+
+        return Prepared(list(ATTACK_METRICS), n_bins, simulate_fn(kernel, notes),
+                        lambda: attack_exact(a, ctx.rules["small_hp_critical"], notes), notes=notes)
+
+    def plots(self, meta, points, dists):
+        return dw_plots.attack_figures(meta, points, dists)

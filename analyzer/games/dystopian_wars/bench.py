@@ -1,0 +1,137 @@
+"""Benchmarks of Dystopian Wars (``analyzer bench dw-duel``, ``analyzer bench dw-attack-exact``).
+
+Every figure is measured in the same run as the figure it is compared with:
+
+- ``dw-duel``: the duel kernel's trials/s on the shipped battleship-vs-three-cruisers
+  scenario against the slow pure-Python reference (``tests/reference/dystopian_wars.py``)
+  on the same scenario (target ratio >= 200).
+- ``dw-attack-exact``: exact mode of ``attack`` for a 40-die query (prepare + every metric)
+  against icepool computing only the hits distribution of the same 40 dice, with its
+  explosion depth set to the same 1e-15 tail (target: under a tenth of icepool's time).
+"""
+from __future__ import annotations
+
+import importlib.util
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from analyzer.bench import register_benchmark
+from analyzer.questions import SCENARIO_ROOT
+from analyzer.runner import CHUNK_TRIALS
+
+DUEL_SCENARIO = SCENARIO_ROOT / "dystopian_wars" / "duel_battleship_vs_cruisers.yaml"
+REFERENCE = Path(__file__).resolve().parents[3] / "tests" / "reference" / "dystopian_wars.py"
+
+
+def _say(console, line: str) -> None:
+    (console.print(line, highlight=False, markup=False) if console else print(line))
+
+
+def load_reference():
+    """The pure-Python reference, loaded from its file (it is test code, not a package)."""
+    if not REFERENCE.is_file():
+        raise FileNotFoundError(f"{REFERENCE}: the reference implementation is needed for this benchmark "
+                                f"(run from a source checkout)")
+    spec = importlib.util.spec_from_file_location("dw_reference", REFERENCE)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _best(fn, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def bench_duel(trials: int = 2_000_000, ref_trials: int = 4000, console=None) -> dict:
+    import yaml
+
+    from analyzer import scenario as scenario_mod
+    from analyzer.runner import point_key, prepare_point
+
+    sc = scenario_mod.load(DUEL_SCENARIO, trials=trials)
+    point = sc.points[0]
+    prepared = prepare_point(sc, point)
+    key = point_key(sc, point)
+    n_chunks = -(-trials // CHUNK_TRIALS)
+    prepared.simulate(sc.spec.seed, key, 0, 2, CHUNK_TRIALS, 2 * CHUNK_TRIALS)   # compile / load from cache
+    t_kernel = _best(lambda: prepared.simulate(sc.spec.seed, key, 0, n_chunks, CHUNK_TRIALS, trials), 3)
+    ref = load_reference()
+    raw = yaml.safe_load(DUEL_SCENARIO.read_text())
+    data = ref.load_data()
+    t_ref = _best(lambda: ref.simulate("duel", raw["params"], raw.get("rules") or {}, data, ref_trials, 1), 2)
+    k_rate, r_rate = trials / t_kernel, ref_trials / t_ref
+    out = {"threads": numba.get_num_threads(), "kernel_trials_per_s": k_rate, "reference_trials_per_s": r_rate,
+           "ratio": k_rate / r_rate}
+    for line in (
+        f"threads: {out['threads']}  scenario: {DUEL_SCENARIO.name} (battleship vs three cruisers, closing from 30in)",
+        f"duel kernel trials/s:        {k_rate:,.0f}  ({trials:,} trials, best of 3)",
+        f"pure-Python reference /s:    {r_rate:,.0f}  ({ref_trials:,} trials, best of 2)",
+        f"ratio kernel / reference:    {out['ratio']:,.0f}  (target >= 200)",
+    ):
+        _say(console, line)
+    return out
+
+
+def bench_attack_exact(n_dice: int = 40, console=None) -> dict:
+    import icepool
+
+    from analyzer.exact import EXPLOSION_TAIL
+    from analyzer.games.dystopian_wars.attack import Attack
+    from analyzer.questions import Context
+
+    q = Attack()
+    params = q.Params.model_validate({"attack_dice": n_dice, "weapon": "primary", "range_band": 2,
+                                      "target": {"size": "medium", "dr": 15, "cr": 25, "hp": 8}})
+    rules = {o.name: o.default for o in q.rule_options}
+    game_dir = SCENARIO_ROOT / "dystopian_wars"
+
+    def ours():
+        prepared = q.prepare(params, Context(rules=rules, scenario_dir=game_dir, game_dir=game_dir))
+        return prepared.exact()
+
+    # icepool: one die = 0 (1-3), 1 (4-5), 2 (6) exploding on the 2, to the same 1e-15 tail
+    depth = int(np.ceil(np.log(EXPLOSION_TAIL) / np.log(1 / 6)))
+
+    def theirs(d=depth):
+        pool = n_dice @ icepool.Die({0: 3, 1: 2, 2: 1}).explode([2], depth=d)
+        return pool.probabilities()
+
+    answer = ours()
+    t_ours = _best(ours, 20)
+    t_ice = _best(theirs, 3)
+    t_ice_default = _best(lambda: theirs(9), 3)
+    ice = theirs()
+    ice_probs = np.array([float(p) for p in ice], float)
+    ours_probs = answer["hits"].probs
+    size = max(ice_probs.shape[0], ours_probs.shape[0])
+    diff = np.abs(np.pad(ice_probs, (0, size - ice_probs.shape[0])) - np.pad(ours_probs, (0, size - ours_probs.shape[0])))
+    out = {"ours_s": t_ours, "icepool_s": t_ice, "icepool_default_depth_s": t_ice_default,
+           "fraction_of_icepool": t_ours / t_ice, "max_abs_diff": float(diff.max())}
+    for line in (
+        f"query: {n_dice} dice at 4+ (6 = 2 hits + extra die), DR 15 / CR 25: every attack metric",
+        f"attack exact mode (prepare + all metrics): {t_ours * 1e3:9.3f} ms  (best of 20)",
+        f"icepool, hits distribution only, depth {depth}: {t_ice * 1e3:9.3f} ms  (same 1e-15 tail; best of 3)",
+        f"icepool, default explode depth 9:         {t_ice_default * 1e3:9.3f} ms",
+        f"ours / icepool:                            {out['fraction_of_icepool']:.4f}  (target < 0.1)",
+        f"largest |P(hits = k)| difference:          {out['max_abs_diff']:.1e}",
+    ):
+        _say(console, line)
+    return out
+
+
+@register_benchmark("dw-duel")
+def _bench_duel_cli(console=None, trials: int | None = None) -> dict:
+    return bench_duel(trials or 2_000_000, 4000, console)
+
+
+@register_benchmark("dw-attack-exact")
+def _bench_attack_exact_cli(console=None, trials: int | None = None) -> dict:
+    return bench_attack_exact(40, console)

@@ -1,0 +1,268 @@
+"""Question ``duel``: two squadrons (or small fleets) fight turn by turn
+(spec ``docs/models/dystopian_wars.md`` §7; rules §4 initiative, §8 rout and bravery,
+§11 shooting and damage).
+
+All models share one distance (fixed band schedule, or closing from a start distance at
+the squadrons' speeds). No positions, arcs, linked/split fire, ramming or boarding. This
+module validates the sides, compiles the fleet profiles into arrays (including the legal
+to-hit number of every attacker weapon against every target in every band) and runs
+:func:`kernels.dystopian_wars.duel.duel_histogram`.
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from pydantic import Field, model_validator
+
+from analyzer.games.dystopian_wars import plots as dw_plots
+from analyzer.games.dystopian_wars.common import simulate_fn, stacked_tables, table
+from analyzer.games.dystopian_wars.data import GameData, State, Strict, crit_cumulative
+from analyzer.games.dystopian_wars.rules import (SMALL_HP_CODE, WEAPON_CODE, RuleError, cancel_faces,
+                                                  hit_faces, illegal_reason, options, rout_faces,
+                                                  to_hit_number)
+from analyzer.questions import Context, Metric, Prepared, Question, register
+from kernels.dystopian_wars import duel as k
+
+Policy = Literal["first", "weakest", "strongest", "spread", "random"]
+POLICY_CODE = {"first": k.P_FIRST, "weakest": k.P_WEAKEST, "strongest": k.P_STRONGEST,
+               "spread": k.P_SPREAD, "random": k.P_RANDOM}
+TIE_CODE = {"reroll": k.TIE_REROLL, "a_first": k.TIE_A_FIRST, "b_first": k.TIE_B_FIRST}
+#: profile fields the duel reads (marked as used placeholders)
+PROFILE_FIELDS = ("size", "capital", "hp", "dr", "cr", "aa", "cc", "mv", "points", "fast", "elusive", "weapons")
+
+
+class ModelEntry(Strict):
+    profile: str = Field(..., description="fleet profile (fleets/*.yaml)")
+    count: int = Field(1, ge=1, le=k.MAX_MODELS, description="identical copies")
+    hp_lost: int = Field(0, ge=0, le=1000, description="HP lost before the duel")
+    state: State = Field("surface", description="fixed for the whole duel")
+    commodore: bool = Field(False, description="the side's fleet commodore (at most one per side)")
+
+
+class SquadronSpec(Strict):
+    name: str | None = Field(None, description="label")
+    models: list[ModelEntry] = Field(..., min_length=1)
+
+
+class SideSpec(Strict):
+    squadrons: list[SquadronSpec] = Field(..., min_length=1, description="activation order = list order")
+
+    @model_validator(mode="after")
+    def _one_commodore(self):
+        n = sum(m.count for sq in self.squadrons for m in sq.models if m.commodore)
+        if n > 1:
+            raise ValueError(f"at most one commodore per side; got {n} (a commodore entry needs count: 1)")
+        return self
+
+
+class RangeSpec(Strict):
+    mode: Literal["fixed", "closing"] = Field("fixed", description="fixed band schedule, or closing distance")
+    bands: list[int] | None = Field(None, description="fixed: band of turn t = bands[min(t, len) - 1] (default [2])")
+    start: float | None = Field(None, ge=0, le=1000, description="closing: start distance in inches")
+    speed_a: float | None = Field(None, ge=0, le=100, description="closing: inches per activation of A (null: slowest alive model's MV)")
+    speed_b: float | None = Field(None, ge=0, le=100, description="closing: same for B")
+    min_distance: float = Field(0, ge=0, le=1000, description="closing: the distance never drops below this")
+
+    @model_validator(mode="after")
+    def _mode_keys(self):
+        if self.mode == "fixed":
+            if self.start is not None or self.speed_a is not None or self.speed_b is not None or self.min_distance:
+                raise ValueError("start, speed_a, speed_b and min_distance belong to mode: closing")
+            if self.bands is not None and (not self.bands or any(b not in (1, 2, 3, 4) for b in self.bands)):
+                raise ValueError(f"bands must be a non-empty list of range bands 1..4; got {self.bands}")
+        else:
+            if self.bands is not None:
+                raise ValueError("bands belongs to mode: fixed")
+            if self.start is None:
+                raise ValueError("mode: closing needs start (inches)")
+        return self
+
+
+class TargetPolicy(Strict):
+    a: Policy = Field("first", description="side A: first | weakest | strongest | spread | random")
+    b: Policy = Field("first", description="side B: first | weakest | strongest | spread | random")
+
+
+class DuelParams(Strict):
+    side_a: SideSpec
+    side_b: SideSpec
+    range: RangeSpec = Field(default_factory=RangeSpec)
+    target_policy: TargetPolicy = Field(default_factory=TargetPolicy)
+    max_turns: int = Field(6, ge=1, le=100, description="turn cap; both sides alive after it = draw",
+                           json_schema_extra={"placeholder": "game length is not in the source: a turn cap "
+                                                             "for the simulation"})
+    critical_hp: int | None = Field(None, ge=0, le=100, description="HP per critical roll (null: data)")
+
+
+def compile_sides(p: DuelParams, gd: GameData) -> list[dict]:
+    """Per side: models (profile stats, squadron index, commodore flag) and squadrons."""
+    sides = []
+    for x, (key, side) in enumerate((("side_a", p.side_a), ("side_b", p.side_b))):
+        models, squads, names = [], [], []
+        for s_i, sq in enumerate(side.squadrons):
+            first = len(models)
+            for e_i, m in enumerate(sq.models):
+                where = f"params.{key}.squadrons[{s_i}].models[{e_i}]"
+                prof = gd.profile(m.profile, f"{where}.profile")
+                gd.use_profile(m.profile, *PROFILE_FIELDS)
+                for f in ("size", "hp", "dr", "cr"):
+                    if f not in prof:
+                        raise RuleError(f"{where}: profile {m.profile!r} has no {f}")
+                weapons = [w for w in (prof.get("weapons") or []) if w["type"] != "mine"]   # mines not modelled
+                if len(weapons) > k.MAX_WEAPONS:
+                    raise RuleError(f"{where}: profile {m.profile!r} has {len(weapons)} weapons; the duel kernel "
+                                    f"takes at most {k.MAX_WEAPONS}")
+                for w in weapons:
+                    if len(w["ad"]) != 4:
+                        raise RuleError(f"{where}: weapon {w.get('name')!r} of {m.profile!r} needs 4 AD values (RB1..RB4)")
+                hp = int(prof["hp"])
+                if m.hp_lost >= hp:
+                    raise RuleError(f"{where}.hp_lost: got {m.hp_lost}; allowed 0..{hp - 1} ({m.profile} has {hp} HP)")
+                for _ in range(m.count):
+                    models.append({"profile": m.profile, "squadron": s_i, "size": prof["size"],
+                                   "capital": bool(prof.get("capital", False)), "hp": hp, "dr": int(prof["dr"]),
+                                   "cr": int(prof["cr"]), "aa": int(prof.get("aa", 0)), "cc": int(prof.get("cc", 0)),
+                                   "mv": float(prof.get("mv", 0)), "points": float(prof.get("points", 0)),
+                                   "fast": bool(prof.get("fast", False)), "elusive": bool(prof.get("elusive", False)),
+                                   "state": m.state, "hp_lost": m.hp_lost, "commodore": m.commodore,
+                                   "weapons": [(w["type"], [int(a) for a in w["ad"]]) for w in weapons]})
+            squads.append((first, len(models) - first))
+            names.append(sq.name or "+".join(dict.fromkeys(e.profile for e in sq.models)))
+        if len(models) > k.MAX_MODELS:
+            raise RuleError(f"params.{key}: {len(models)} models; the duel kernel takes at most {k.MAX_MODELS} per side")
+        sides.append({"models": models, "squads": squads, "names": names})
+    return sides
+
+
+def compile_arrays(sides: list[dict], rules: dict, data: dict) -> dict:
+    """The kernel arrays: model fields, weapons, and the to-hit table (0 = illegal target)."""
+    M, W = k.MAX_MODELS, k.MAX_WEAPONS
+    points = [m["points"] for s in sides for m in s["models"]]
+    scale = 1 if all(float(v).is_integer() for v in points) else 100
+    models = np.zeros((2, M, k.N_FIELDS), np.int64)
+    mv = np.zeros((2, M), np.float64)
+    w_type = np.zeros((2, M, W), np.int64)
+    w_ad = np.zeros((2, M, W, 4), np.int64)
+    to_hit = np.zeros((2, M, W, M, 4), np.int64)
+    squads = np.zeros((2, M, 2), np.int64)
+    for x, side in enumerate(sides):
+        for s_i, (first, count) in enumerate(side["squads"]):
+            squads[x, s_i] = first, count
+        for i, m in enumerate(side["models"]):
+            models[x, i, k.F_SQUAD] = m["squadron"]
+            models[x, i, k.F_HP] = m["hp"]
+            models[x, i, k.F_DR] = m["dr"]
+            models[x, i, k.F_CR] = m["cr"]
+            models[x, i, k.F_AA] = m["aa"]
+            models[x, i, k.F_CC] = m["cc"]
+            models[x, i, k.F_POINTS] = round(m["points"] * scale)
+            models[x, i, k.F_HP_LOST0] = m["hp_lost"]
+            models[x, i, k.F_COMMODORE] = int(m["commodore"])
+            models[x, i, k.F_N_WEAPONS] = len(m["weapons"])
+            mv[x, i] = m["mv"]
+            for w, (wtype, ad) in enumerate(m["weapons"]):
+                w_type[x, i, w] = WEAPON_CODE[wtype]
+                w_ad[x, i, w] = ad
+                for j, tm in enumerate(sides[1 - x]["models"]):
+                    for b in range(4):
+                        if illegal_reason(wtype, b + 1, m["state"], tm["size"], tm["state"], rules) is None:
+                            to_hit[x, i, w, j, b] = to_hit_number(wtype, b + 1, m["capital"], m["state"], tm["size"],
+                                                                  tm["state"], tm["fast"], tm["elusive"], rules, data)
+    return {"models": models, "mv": mv, "w_type": w_type, "w_ad": w_ad, "to_hit": to_hit, "squads": squads,
+            "n_models": np.array([len(s["models"]) for s in sides], np.int64),
+            "n_squads": np.array([len(s["squads"]) for s in sides], np.int64), "points_scale": scale}
+
+
+DUEL_NOTES = (
+    "Break (failed rout tests) has no effect on the fire in this duel: it forbids cards, linked/split fire and "
+    "starting boardings (§8), none of which are modelled; it is tracked, removed by bravery tests and counted "
+    "in rout_fails_*",
+    "left out: positions, arcs, movement templates, terrain, command distance, linked/split fire, ramming, "
+    "boarding, critical effects (only their HP damage), MARs, cards",
+)
+
+
+@register
+class Duel(Question):
+    game = "dystopian_wars"
+    name = "duel"
+    summary = "Two squadrons (or small fleets) fight turn by turn: initiative, fire, criticals, rout and bravery"
+    Params = DuelParams
+    rule_options = options("obscured_to_hit", "surface_vs_submerged", "primary_rb1_vs_set_number",
+                           "modified_six", "fast_elusive_scope", "fractional_range", "initiative_tie",
+                           "small_hp_critical")
+    primary_metric = "p_win_a"
+    supports_exact = False
+
+    def prepare(self, p: DuelParams, ctx: Context) -> Prepared:
+        rules = ctx.rules
+        gd = GameData(ctx, profiles=True)
+        data = gd.core
+        sides = compile_sides(p, gd)
+        all_models = sides[0]["models"] + sides[1]["models"]
+        if any(m["hp"] > 2 for m in all_models) or rules["small_hp_critical"] == "off":
+            crit = gd.critical(p.critical_hp)
+        else:
+            crit = (np.array([0], np.int64), np.array([1], np.int64))
+        gd.finish()
+        arrays = compile_arrays(sides, rules, data)
+        rng = p.range
+        settings = np.zeros(k.N_SETTINGS, np.int64)
+        settings[k.S_POLICY_A] = POLICY_CODE[p.target_policy.a]
+        settings[k.S_POLICY_B] = POLICY_CODE[p.target_policy.b]
+        settings[k.S_TIE] = TIE_CODE[rules["initiative_tie"]]
+        settings[k.S_INIT_DICE] = data["initiative_dice"]
+        settings[k.S_ROUT_DICE] = data["rout_test"]["dice"]
+        settings[k.S_COMMODORE_BONUS] = data["rout_test"]["commodore_bonus_dice"]
+        settings[k.S_SMALL_HP] = SMALL_HP_CODE[rules["small_hp_critical"]]
+        settings[k.S_MAX_TURNS] = p.max_turns
+        settings[k.S_RANGE_MODE] = k.RANGE_CLOSING if rng.mode == "closing" else k.RANGE_FIXED
+        settings[k.S_LOWER_BAND] = int(rules["fractional_range"] == "lower_band")
+        settings[k.S_RANGE_BANDS] = data["range_bands"]
+        geometry = np.zeros(5, np.float64)
+        if rng.mode == "closing":
+            geometry[k.G_START] = rng.start
+            geometry[k.G_SPEED_A] = np.nan if rng.speed_a is None else rng.speed_a
+            geometry[k.G_SPEED_B] = np.nan if rng.speed_b is None else rng.speed_b
+            geometry[k.G_MIN_DISTANCE] = rng.min_distance
+        geometry[k.G_BAND_INCHES] = data["range_band_inches"]
+        bands = np.array(rng.bands if rng.bands else [2], np.int64)
+        # hit tables by to-hit number (rows 0 and 1 are never used: t >= 2)
+        hit_value, hit_explodes, hit_n = stacked_tables(
+            [hit_faces(max(t, 2), 0, True, rules["modified_six"]) for t in range(7)])
+        cancel_tab = table(cancel_faces(data))
+        rout_tab = table(rout_faces(data))
+        d6_tab = table((np.arange(7, dtype=np.int64), np.zeros(7, np.bool_)))   # face sums: initiative 2D6
+        crit_values, crit_cum = crit_cumulative(*crit)
+        total_points = int(arrays["models"][:, :, k.F_POINTS].sum(axis=1).max())
+        n_bins = max(p.max_turns, total_points, k.MAX_MODELS) + 2
+        scale = arrays["points_scale"]
+        label = [" + ".join(s["names"]) for s in sides]
+        metrics = [
+            Metric("p_win_a", f"P(side A wins: {label[0]})", "probability"),
+            Metric("p_win_b", f"P(side B wins: {label[1]})", "probability"),
+            Metric("p_draw", f"P(both sides alive after {p.max_turns} turns)", "probability"),
+            Metric("turns", "turn in which the duel ended"),
+            Metric("points_destroyed_a", f"points of side A destroyed ({label[0]})", "value", scale),
+            Metric("points_destroyed_b", f"points of side B destroyed ({label[1]})", "value", scale),
+            Metric("survivors_a", f"side A models alive at the end ({label[0]})"),
+            Metric("survivors_b", f"side B models alive at the end ({label[1]})"),
+            Metric("rout_fails_a", f"failed rout tests of side A ({label[0]})"),
+            Metric("rout_fails_b", f"failed rout tests of side B ({label[1]})"),
+        ]
+        assert tuple(m.name for m in metrics) == k.DUEL_METRICS
+        notes = list(DUEL_NOTES)
+        a = arrays
+
+        def kernel(seed, key, lo, hi, chunk_size, n_trials):
+            return k.duel_histogram(seed, key, lo, hi, chunk_size, n_trials, a["models"], a["mv"], a["w_type"],
+                                    a["w_ad"], a["to_hit"], a["n_models"], a["n_squads"], a["squads"], settings,
+                                    geometry, bands, hit_value, hit_explodes, hit_n, *cancel_tab, *rout_tab,
+                                    *d6_tab, crit_values, crit_cum, n_bins)
+
+        cap_note = f"initiative re-roll cap (kernels.dystopian_wars.duel.INITIATIVE_REROLL_CAP = {k.INITIATIVE_REROLL_CAP} ties, then A first)"
+        return Prepared(metrics, n_bins, simulate_fn(kernel, notes, {2: cap_note}), None, notes=notes)
+
+    def plots(self, meta, points, dists):
+        return dw_plots.duel_figures(meta, points, dists)

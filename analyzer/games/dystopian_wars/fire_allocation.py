@@ -1,0 +1,407 @@
+"""Question ``fire_allocation``: one squadron against one or more targets, comparing linked,
+separate, mixed and split allocations of its fire (spec ``docs/models/dystopian_wars.md`` §2,
+rules §11 linked fire and split fire).
+
+Every allocation is rolled in every trial (independent dice), so one run ranks them all;
+the ranking by the objective (with 95% CIs) is written to the notes after each batch and
+drawn as a ranked bar chart.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Literal
+
+import numpy as np
+from pydantic import Field, model_validator
+
+from analyzer.games.dystopian_wars import plots as dw_plots
+from analyzer.games.dystopian_wars.common import (MAX_DICE, bernoulli_metric, simulate_fn, stacked_tables,
+                                                   table, truncation_note)
+from analyzer.games.dystopian_wars.data import GameData, State, Strict, TargetSpec, crit_cumulative, resolve_target
+from analyzer.games.dystopian_wars.rules import (SMALL_HP_CODE, RuleError, cancel_faces, damage_distribution,
+                                                  degrade, hit_faces, hits_distribution, illegal_reason,
+                                                  linked_ad, options, to_hit_number)
+from analyzer.questions import Context, ExactMetric, Metric, Prepared, Question, register
+from analyzer.stats import Z95, mean_se, wilson_interval
+from kernels.dystopian_wars import fire_allocation as k
+
+OBJECTIVES = ("hp_damage", "kills", "p_kill_all")
+OBJECTIVE_LABEL = {"hp_damage": "expected HP damage (capped at each target's HP)",
+                   "kills": "expected targets destroyed", "p_kill_all": "P(every target destroyed)"}
+
+
+class FAAttacker(Strict):
+    capital: bool = Field(False, description="Capital Class squadron (small targets hit on 5-6)")
+    state: State = Field("surface", description="surface | flying | diving | submerged | obscured")
+
+
+class FAWeapon(Strict):
+    model: int | None = Field(None, ge=0, description="model index in the squadron (default: the entry index)")
+    ad: int | None = Field(None, ge=0, le=MAX_DICE, description="AD at this band (or profile + name)")
+    profile: str | None = Field(None, description="fleet profile holding the weapon")
+    name: str | int | None = Field(None, description="profile weapon name or index (default 0)")
+    hp_lost: int = Field(0, ge=0, le=1000, description="HP lost by this weapon's model (gunnery -1 AD each)")
+
+    @model_validator(mode="after")
+    def _one_source(self):
+        if (self.ad is None) == (self.profile is None):
+            raise ValueError("give exactly one of ad or profile (+ name)")
+        if self.name is not None and self.profile is None:
+            raise ValueError("name needs profile")
+        return self
+
+
+class FATarget(TargetSpec):
+    count: int = Field(1, ge=1, le=16, description="identical copies of this target")
+    defense_dice: int = Field(0, ge=0, le=MAX_DICE, description="its AA (vs rockets) or CC (vs torpedoes) dice")
+
+
+class AllocationAttack(Strict):
+    target: int = Field(..., ge=0, description="target index (after count expansion)")
+    weapons: list[int] | None = Field(None, description="one index = whole weapon, two or more = linked")
+    weapon: int | None = Field(None, ge=0, description="split part: weapon index (with ad)")
+    ad: int | None = Field(None, ge=1, le=MAX_DICE, description="split part: dice of the weapon")
+
+    @model_validator(mode="after")
+    def _one_form(self):
+        if (self.weapons is None) == (self.weapon is None):
+            raise ValueError("give weapons: [i, ...] (whole or linked) or weapon: i with ad (split part)")
+        if self.weapons is not None and (not self.weapons or self.ad is not None):
+            raise ValueError("weapons needs at least one index and no ad")
+        if self.weapon is not None and self.ad is None:
+            raise ValueError("a split part needs ad")
+        return self
+
+
+class Allocation(Strict):
+    name: str | None = None
+    attacks: list[AllocationAttack] = Field(..., min_length=1)
+
+
+class FireAllocationParams(Strict):
+    weapon: Literal["primary", "secondary", "rocket", "torpedo", "bomb"] = Field(
+        "primary", description="one weapon type for all (linking needs one type)")
+    range_band: int = Field(2, ge=1, le=4, description="one band for all (split fire never crosses bands)")
+    attacker: FAAttacker = Field(default_factory=FAAttacker)
+    weapons: list[FAWeapon] = Field(..., min_length=1)
+    targets: list[FATarget] = Field(..., min_length=1)
+    to_hit_modifier: int = Field(0, ge=0, le=2, description="roll modifier per die (not in the source)")
+    allocations: Literal["auto"] | list[Allocation] = Field("auto", description="auto or explicit allocations")
+    max_allocations: int = Field(64, ge=1, le=512, description="more allocations is an error (name them explicitly)")
+    objective: Literal["hp_damage", "kills", "p_kill_all"] = Field("hp_damage", description="ranking metric")
+    critical_hp: int | None = Field(None, ge=0, le=100, description="HP per critical roll (null: data)")
+
+    @model_validator(mode="after")
+    def _defense(self):
+        if self.weapon not in ("rocket", "torpedo") and any(t.defense_dice for t in self.targets):
+            raise ValueError(f"targets[].defense_dice cancel only rocket or torpedo hits (§11); weapon is {self.weapon}")
+        return self
+
+
+# ---------------------------------------------------------------------------------------------
+# allocations (spec §2)
+# ---------------------------------------------------------------------------------------------
+
+def even_parts(ad: int, k: int) -> list[int]:
+    """ad split into k parts differing by at most 1, larger first (13 over 2 -> 7, 6)."""
+    q, r = divmod(ad, k)
+    return [q + 1 if i < r else q for i in range(k)]
+
+
+def _attack(kind: str, weapons: list[int], target: int, ad: int) -> dict:
+    return {"kind": kind, "weapons": list(weapons), "target": target, "ad": ad}
+
+
+def auto_allocations(ads: list[int], models: list[int], m: int, link_rule: str) -> list[list[dict]]:
+    """Spec §2 ``auto``: every assignment of usable weapons to targets (lexicographic, first
+    weapon most significant); per assignment every link/no-link choice of the targets that
+    got two or more weapons; then, with more targets than weapons, the split that covers
+    every target (weapon k takes targets j = k mod |U|, even parts)."""
+    usable = [i for i, a in enumerate(ads) if a >= 1]
+    out = []
+    for assign in itertools.product(range(m), repeat=len(usable)):
+        groups: dict[int, list[int]] = {}
+        for i, j in zip(usable, assign):
+            groups.setdefault(j, []).append(i)
+        multi = sorted(j for j, g in groups.items() if len(g) >= 2)
+        for mask in range(2 ** len(multi)):
+            attacks = []
+            for j, g in groups.items():
+                if j in multi and mask >> multi.index(j) & 1:
+                    attacks.append(_attack("linked", g, j, linked_ad([ads[i] for i in g], [models[i] for i in g],
+                                                                     link_rule)))
+                else:
+                    attacks.extend(_attack("whole", [i], j, ads[i]) for i in g)
+            attacks.sort(key=lambda a: (a["weapons"][0], a["target"]))
+            out.append(attacks)
+    nu = len(usable)
+    if nu >= 1 and m > nu:
+        attacks = []
+        for kk, i in enumerate(usable):
+            targets = [j for j in range(m) if j % nu == kk]
+            for j, part in zip(targets, even_parts(ads[i], len(targets))):
+                if part >= 1:
+                    attacks.append(_attack("split", [i], j, part))
+        out.append(attacks)
+    return out
+
+
+def explicit_allocations(spec: list[Allocation], ads: list[int], models: list[int], m: int,
+                         link_rule: str) -> list[list[dict]]:
+    """Explicit allocations, checked against §11: a weapon is in at most one whole/linked
+    attack or only in split parts; split parts go to distinct targets and sum to <= its AD."""
+    out = []
+    for a_i, al in enumerate(spec):
+        where = f"params.allocations[{a_i}]"
+        attacks, in_fire, split_targets = [], set(), {}
+        for at in al.attacks:
+            if at.target >= m:
+                raise RuleError(f"{where}: target {at.target} out of range; targets are 0..{m - 1}")
+            if at.weapons is not None:
+                g = list(at.weapons)
+                if any(not 0 <= i < len(ads) for i in g):
+                    raise RuleError(f"{where}: weapon index out of range 0..{len(ads) - 1}")
+                if len(set(g)) != len(g) or in_fire & set(g) or set(g) & set(split_targets):
+                    raise RuleError(f"{where}: a weapon fires in two attacks (§11: linked AD is never split)")
+                in_fire |= set(g)
+                if len(g) == 1:
+                    attacks.append(_attack("whole", g, at.target, ads[g[0]]))
+                else:
+                    attacks.append(_attack("linked", g, at.target,
+                                           linked_ad([ads[i] for i in g], [models[i] for i in g], link_rule)))
+            else:
+                i = at.weapon
+                if not 0 <= i < len(ads):
+                    raise RuleError(f"{where}: weapon index out of range 0..{len(ads) - 1}")
+                if i in in_fire or at.target in split_targets.get(i, set()):
+                    raise RuleError(f"{where}: illegal split of weapon {i} (§11: never twice onto one model, "
+                                    f"never mixed with linked fire)")
+                split_targets.setdefault(i, set()).add(at.target)
+                attacks.append(_attack("split", [i], at.target, at.ad))
+        for i in split_targets:
+            total = sum(a["ad"] for a in attacks if a["kind"] == "split" and a["weapons"][0] == i)
+            if total > ads[i]:
+                raise RuleError(f"{where}: split parts of weapon {i} add up to {total} > its AD {ads[i]}")
+        out.append(attacks)
+    return out
+
+
+def allocation_name(attacks: list[dict]) -> str:
+    parts = []
+    for a in attacks:
+        if a["kind"] == "linked":
+            parts.append("L[" + "+".join(f"w{i}" for i in a["weapons"]) + f"]>T{a['target']}")
+        elif a["kind"] == "whole":
+            parts.append(f"w{a['weapons'][0]}>T{a['target']}")
+        else:
+            parts.append(f"w{a['weapons'][0]}:{a['ad']}>T{a['target']}")
+    return ", ".join(parts)
+
+
+def allocation_family(attacks: list[dict]) -> str:
+    if any(a["kind"] == "split" for a in attacks):
+        return "split"
+    n_linked = sum(a["kind"] == "linked" for a in attacks)
+    if n_linked == 0:
+        return "separate"
+    return "linked" if n_linked == 1 and len(attacks) == 1 else "mixed"
+
+
+def compile_fire_allocation(p: FireAllocationParams, gd: GameData, rules: dict) -> dict:
+    """Weapons (degraded AD), targets (with to-hit numbers) and the ordered allocations."""
+    band, wtype = p.range_band, p.weapon
+    ads, models = [], []
+    for i, w in enumerate(p.weapons):
+        if w.profile is not None:
+            prof = gd.profile(w.profile, f"params.weapons[{i}].profile")
+            pws = prof.get("weapons") or []
+            name = 0 if w.name is None else w.name
+            if isinstance(name, int):
+                idx = name if 0 <= name < len(pws) else None
+            else:
+                names = [x.get("name") for x in pws]
+                idx = names.index(name) if name in names else None
+            if idx is None:
+                raise RuleError(f"params.weapons[{i}].name: profile {w.profile} has no weapon {name!r}")
+            if pws[idx]["type"] != wtype:
+                raise RuleError(f"params.weapons[{i}]: {w.profile} weapon {name!r} is a {pws[idx]['type']}, "
+                                f"not a {wtype} (linked/split fire needs one type)")
+            gd.use_profile(w.profile, f"weapons[{idx}]")
+            base = int(pws[idx]["ad"][band - 1])
+        else:
+            base = w.ad
+        ads.append(degrade(base, w.hp_lost, wtype))
+        models.append(w.model if w.model is not None else i)
+    targets = []
+    for j, ts in enumerate(p.targets):
+        tgt = resolve_target(ts, gd, f"params.targets[{j}]")
+        reason = illegal_reason(wtype, band, p.attacker.state, tgt["size"], tgt["state"], rules)
+        if reason:
+            raise RuleError(f"params.targets[{j}]: illegal target for a {wtype} in RB{band}: {reason}")
+        t = to_hit_number(wtype, band, p.attacker.capital, p.attacker.state, tgt["size"], tgt["state"],
+                          tgt["fast"], tgt["elusive"], rules, gd.core)
+        for _ in range(ts.count):
+            targets.append({**tgt, "t": t, "defense": ts.defense_dice})
+    m = len(targets)
+    if p.allocations == "auto":
+        allocs = auto_allocations(ads, models, m, rules["own_weapons_link"])
+    else:
+        allocs = explicit_allocations(p.allocations, ads, models, m, rules["own_weapons_link"])
+    if len(allocs) > p.max_allocations:
+        raise RuleError(f"params.max_allocations: {len(allocs)} allocations > max_allocations = "
+                        f"{p.max_allocations}; raise it or list allocations explicitly")
+    if not allocs:
+        raise RuleError("params.weapons: no weapon has AD >= 1 at this band; nothing to allocate")
+    out = []
+    for a_i, attacks in enumerate(allocs):
+        given = p.allocations[a_i].name if p.allocations != "auto" else None
+        out.append({"id": f"A{a_i:02d}", "name": given or allocation_name(attacks),
+                    "family": allocation_family(attacks), "attacks": attacks})
+    return {"ads": ads, "targets": targets, "allocations": out}
+
+
+def fire_allocation_exact(c: dict, mod: int, modified_six: str, small_rule: str, crit, data) -> dict:
+    """Exact distributions per allocation: per target the capped sum of its attacks' damage
+    (independent attacks), then effective HP damage, kills and P(all destroyed)."""
+    targets = c["targets"]
+    cache: dict = {}
+    mass = 0.0
+    out = {}
+    for al in c["allocations"]:
+        eff = np.ones(1)
+        kills = np.ones(1)
+        p_all = 1.0
+        for j, tg in enumerate(targets):
+            rem = tg["hp"] - tg["hp_lost"]
+            dist = np.zeros(rem + 1)
+            dist[0] = 1.0
+            for at in al["attacks"]:
+                if at["target"] != j:
+                    continue
+                key = (at["ad"], j)
+                if key not in cache:
+                    d = hits_distribution(at["ad"], hit_faces(tg["t"], mod, True, modified_six), tg["defense"],
+                                          cancel_faces(data))
+                    mass = max(mass, d.truncated_mass)
+                    cache[key] = damage_distribution(d.probs, tg["dr"], tg["cr"], tg["hp"], tg["hp_lost"], True,
+                                                     small_rule, *crit)
+                dmg = cache[key]
+                conv = np.convolve(dist, dmg)
+                dist = conv[: rem + 1].copy()
+                dist[rem] += conv[rem + 1:].sum()
+            pk = dist[rem]
+            eff = np.convolve(eff, dist)
+            kills = np.convolve(kills, [1.0 - pk, pk])
+            p_all *= pk
+        values = np.arange(eff.shape[0])
+        out[al["id"]] = {"hp_damage": ExactMetric(float(values @ eff), values, eff),
+                         "kills": ExactMetric(float(np.arange(kills.shape[0]) @ kills), np.arange(kills.shape[0]), kills),
+                         "p_kill_all": bernoulli_metric(p_all)}
+    return out, mass
+
+
+def ranking_lines(allocs: list[dict], objective: str, stats: dict[str, tuple[float, float, float]],
+                  exact: bool) -> list[str]:
+    """The ranking table as note lines, one self-contained line per allocation (outputs may
+    sort notes; the zero-padded rank keeps the order): rank, id, mean [95% CI], family, name."""
+    order = sorted(allocs, key=lambda a: (-stats[a["id"]][0], a["id"]))
+    width = len(str(len(order)))
+    lines = []
+    for r, a in enumerate(order, 1):
+        mean, lo, hi = stats[a["id"]]
+        val = f"{mean:.4f} (exact)" if exact else f"{mean:.4f} [95% CI {lo:.4f}, {hi:.4f}]"
+        lines.append(f"rank {r:0{width}d} by {objective}: {a['id']} {val} {a['family']}: {a['name']}")
+    return lines
+
+
+@register
+class FireAllocation(Question):
+    game = "dystopian_wars"
+    name = "fire_allocation"
+    summary = "One squadron vs several targets: rank linked, separate, mixed and split fire allocations"
+    Params = FireAllocationParams
+    rule_options = options("obscured_to_hit", "surface_vs_submerged", "primary_rb1_vs_set_number",
+                           "modified_six", "own_weapons_link", "fast_elusive_scope", "small_hp_critical")
+    primary_metric = "hp_damage.A00"
+    supports_exact = True
+
+    def prepare(self, p: FireAllocationParams, ctx: Context) -> Prepared:
+        rules = ctx.rules
+        gd = GameData(ctx, profiles=any(w.profile for w in p.weapons) or any(t.profile for t in p.targets))
+        c = compile_fire_allocation(p, gd, rules)
+        targets, allocs = c["targets"], c["allocations"]
+        if any(t["hp"] > 2 or rules["small_hp_critical"] == "off" for t in targets):
+            crit = gd.critical(p.critical_hp)
+        else:
+            crit = (np.array([0]), np.array([1]))
+        gd.finish()
+        n_alloc = len(allocs)
+        groups = [p.objective] + [g for g in OBJECTIVES if g != p.objective]
+        metrics, slot = [], np.zeros((3, n_alloc), np.int64)
+        kinds = {"hp_damage": "count", "kills": "count", "p_kill_all": "probability"}
+        for g in groups:
+            for a_i, al in enumerate(allocs):
+                slot[OBJECTIVES.index(g), a_i] = len(metrics)
+                metrics.append(Metric(f"{g}.{al['id']}", f"{al['id']} {al['name']} [{al['family']}]: "
+                                      f"{OBJECTIVE_LABEL[g]}", kinds[g]))
+        alloc_start = np.zeros(n_alloc + 1, np.int64)
+        attack_ad, attack_target = [], []
+        for a_i, al in enumerate(allocs):
+            for at in al["attacks"]:
+                attack_ad.append(at["ad"])
+                attack_target.append(at["target"])
+            alloc_start[a_i + 1] = len(attack_ad)
+        attack_ad = np.array(attack_ad, np.int64)
+        attack_target = np.array(attack_target, np.int64)
+        hit_value, hit_explodes, hit_n = stacked_tables(
+            [hit_faces(t["t"], p.to_hit_modifier, True, rules["modified_six"]) for t in targets])
+        cancel_tab = table(cancel_faces(gd.core))
+        arr = lambda key: np.array([t[key] for t in targets], np.int64)  # noqa: E731
+        crit_values, crit_cum = crit_cumulative(*crit)
+        small = SMALL_HP_CODE[rules["small_hp_critical"]]
+        n_bins = int(sum(t["hp"] - t["hp_lost"] for t in targets)) + len(targets) + 2
+        notes = ["targets: " + "; ".join(f"T{j} {t['size']} DR {t['dr']} CR {t['cr']} HP {t['hp'] - t['hp_lost']}"
+                                                f" hit on {t['t']}+" for j, t in enumerate(targets))]
+        objective_idx = [int(slot[OBJECTIVES.index(p.objective), a]) for a in range(n_alloc)]
+        running = {"sum": np.zeros(n_alloc), "sq": np.zeros(n_alloc), "n": 0}
+        ranking: list[str] = []
+
+        def set_ranking(lines):
+            for line in ranking:
+                if line in notes:
+                    notes.remove(line)
+            ranking[:] = lines
+            notes.extend(lines)
+
+        def kernel(seed, key, lo, hi, chunk_size, n_trials):
+            hist, moments, counters = k.fire_allocation_histogram(
+                seed, key, lo, hi, chunk_size, n_trials, alloc_start, attack_ad, attack_target,
+                hit_value, hit_explodes, hit_n, arr("defense"), *cancel_tab, arr("dr"), arr("cr"), arr("hp"),
+                arr("hp_lost"), small, crit_values, crit_cum, slot, n_bins)
+            running["sum"] += moments[:, objective_idx, 0].sum(axis=0)
+            running["sq"] += moments[:, objective_idx, 1].sum(axis=0)
+            running["n"] += int(hist[:, 0, :].sum())
+            stats = {}
+            for a_i, al in enumerate(allocs):
+                mean, se = mean_se(running["sum"][a_i], running["sq"][a_i], running["n"])
+                if p.objective == "p_kill_all":
+                    lo_, hi_ = wilson_interval(running["sum"][a_i], running["n"])
+                else:
+                    lo_, hi_ = mean - Z95 * se, mean + Z95 * se
+                stats[al["id"]] = (mean, lo_, hi_)
+            set_ranking(ranking_lines(allocs, p.objective, stats, exact=False))
+            return hist, moments, counters
+
+        def exact_answer():
+            per, mass = fire_allocation_exact(c, p.to_hit_modifier, rules["modified_six"],
+                                              rules["small_hp_critical"], crit, gd.core)
+            if mass > 0:
+                notes.append(truncation_note(mass))
+            set_ranking(ranking_lines(allocs, p.objective,
+                                      {i: (per[i][p.objective].mean,) * 3 for i in per}, exact=True))
+            return {f"{g}.{i}": per[i][g] for i in per for g in OBJECTIVES}
+
+        return Prepared(metrics, n_bins, simulate_fn(kernel, notes), exact_answer, notes=notes)
+
+    def plots(self, meta, points, dists):
+        return dw_plots.fire_allocation_figures(meta, points, dists)

@@ -1,0 +1,98 @@
+"""Game data of U-Boat Leader and the bookkeeping of the placeholders a sweep point uses.
+
+The data lives in ``scenarios/uboat_leader/data/*.yaml`` and ``campaigns/*.yaml``
+(docs/models/uboat_leader.md §1); a file of the same name beside a scenario overrides the
+game's copy, as :meth:`analyzer.questions.Context.data` does.
+
+Why not ``ctx.data``: it records every ``{ph: ..}`` of a file it reads, and data/combat.yaml
+holds the numbers of every placeholder rule module. An escort-detection question that reads
+only the source's detection ranges from that file would then list (and, under
+``strict: true``, refuse) placeholders it never uses, including the issue's reference
+scenario. :class:`GameData` resolves and parses files the same way but records a
+placeholder only when the question marks its path as used (:meth:`GameData.use`).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from analyzer.errors import ScenarioError
+from analyzer.gamedata import DataError, Placeholder, load_data
+from analyzer.questions import Context
+
+#: top-level data key -> file (relative to the scenario folder, then scenarios/uboat_leader/)
+FILES = {
+    "uboat_classes": "data/uboats.yaml", "uboats": "data/uboats.yaml",
+    "convoys": "data/convoys.yaml", "unknown_speed": "data/convoys.yaml",
+    "merchants": "data/merchants.yaml", "escorts": "data/escorts.yaml",
+    "fleet_escorts": "data/fleet_escorts.yaml", "naval": "data/naval.yaml",
+    "tactics": "data/tactics.yaml", "tactical_display": "data/tactical_display.yaml",
+    "wolfpack": "data/wolfpack.yaml", "combat": "data/combat.yaml",
+}
+CAMPAIGN_DIR = "campaigns"
+
+_PARSED: dict[tuple[Path, int], tuple[Any, list[Placeholder]]] = {}
+
+
+def _parse(path: Path) -> tuple[Any, list[Placeholder]]:
+    """Unwrapped data and its placeholders (paths without a file prefix), cached per mtime."""
+    key = (path, path.stat().st_mtime_ns)
+    if key not in _PARSED:
+        _PARSED[key] = load_data(path, "")
+    return _PARSED[key]
+
+
+def _within(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith(prefix + ".") or path.startswith(prefix + "[")
+
+
+class GameData:
+    """The data one sweep point reads; ``used`` lists the placeholders it has marked."""
+
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+        self.used: list[Placeholder] = []
+        self._files: dict[str, tuple[Any, list[Placeholder]]] = {}
+
+    def _file(self, relpath: str) -> tuple[Any, list[Placeholder]]:
+        if relpath not in self._files:
+            for base in (self.ctx.scenario_dir, self.ctx.game_dir):
+                p = (Path(base) / relpath).resolve()
+                if p.is_file():
+                    break
+            else:
+                raise DataError(f"{relpath}: data file not found in {self.ctx.scenario_dir} or {self.ctx.game_dir}")
+            self._files[relpath] = _parse(p)
+        return self._files[relpath]
+
+    def get(self, key: str) -> Any:
+        """The plain value of top-level data key ``key`` (see :data:`FILES`)."""
+        data, _ = self._file(FILES[key])
+        if not isinstance(data, dict) or key not in data:
+            raise DataError(f"{FILES[key]}: missing top-level key {key!r}")
+        return data[key]
+
+    def campaign(self, stem: str) -> dict | None:
+        """Campaign sheet ``campaigns/<stem>.yaml`` (its ``campaign`` mapping), None if absent."""
+        try:
+            data, _ = self._file(f"{CAMPAIGN_DIR}/{stem}.yaml")
+        except DataError:
+            return None
+        return data["campaign"]
+
+    def campaigns(self) -> list[str]:
+        return sorted(p.stem for p in (Path(self.ctx.game_dir) / CAMPAIGN_DIR).glob("*.yaml"))
+
+    def use(self, key_path: str, relpath: str | None = None) -> None:
+        """Mark the data at ``key_path`` (e.g. ``combat.uboat_attack_module``,
+        ``merchants``, ``convoys[0]``) as used: its placeholders join ``self.used``."""
+        relpath = relpath or FILES[key_path.split(".")[0].split("[")[0]]
+        _, found = self._file(relpath)
+        for ph in found:
+            if _within(ph.path, key_path) and ph not in self.used:
+                self.used.append(ph)
+
+
+def param_error(ctx: Context, path: str, message: str) -> ScenarioError:
+    """A parameter that fails against the game data (unknown card, U-boat, area ...)."""
+    return ScenarioError(str(ctx.scenario_dir), f"params.{path}", message)

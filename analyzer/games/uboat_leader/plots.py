@@ -1,0 +1,171 @@
+"""Question-specific figures of U-Boat Leader (``Question.plots``), drawn from a run's tables.
+
+- escort_detection: one heatmap of P(detected), Alerted counters across, U-boat state and
+  escort damage down (and P(evaded) beside it when Silent Running is in play);
+- wolfpack: pack size against the boats that can be called, mean with CI and the whole
+  distribution;
+- engagement: the swept policies side by side, VP / ships sunk / P(U-boat lost) with 95% CIs.
+"""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from analyzer.plots import _footer
+
+STAT_SUFFIXES = ("_mean", "_se", "_ci_low", "_ci_high")
+
+
+def _swept(meta, points) -> list[str]:
+    return [s for s in meta.get("swept", []) if s in points.columns]
+
+
+def _row_label(row, keys) -> str:
+    return " · ".join(f"{row[k]}" for k in keys) if keys else "as given"
+
+
+def _ci_text(meta, row, metric) -> str:
+    if meta["mode"] != "monte_carlo":
+        return ""
+    half = (row[f"{metric}_ci_high"] - row[f"{metric}_ci_low"]) / 2
+    return f"\n±{half:.3f}"
+
+
+def _yerr(pts, metric):
+    """Error-bar lengths from the CI columns, clipped at 0: a Wilson bound computed for a
+    constant metric can land a rounding error inside the mean (e.g. 0.9999999999999999 < 1)."""
+    mean = pts[f"{metric}_mean"].to_numpy()
+    return np.clip(np.vstack([mean - pts[f"{metric}_ci_low"].to_numpy(),
+                              pts[f"{metric}_ci_high"].to_numpy() - mean]), 0, None)
+
+
+def escort_detection_figures(meta, points) -> list:
+    """P(detected) by Alerted counters (across) and the other swept parameters (down); when
+    Silent Running is in play, beside it the chance the boat is still Detected afterwards."""
+    swept = _swept(meta, points)
+    if "alerted" not in swept:
+        return []
+    others = [s for s in swept if s != "alerted"]
+    alerted = sorted(points["alerted"].unique())
+    combos = points[others].drop_duplicates().to_dict("records") if others else [{}]
+    silent = "p_evaded_mean" in points and points["p_evaded_mean"].max() > 0
+    panels = ["p_detected"] + (["still_detected"] if silent else [])
+    titles = {"p_detected": "P(escort detects the U-boat)",
+              "still_detected": "P(still Detected after Silent Running)\n"
+                                "(only a submerged boat can run silent: surfaced rows = left panel)"}
+    fig, axes = plt.subplots(1, len(panels), figsize=(2.2 + 1.0 * len(alerted) * len(panels) + 1.6 * len(panels),
+                                                      1.6 + 0.5 * len(combos)), squeeze=False)
+    for ax, panel in zip(axes[0], panels):
+        grid = np.full((len(combos), len(alerted)), np.nan)
+        text = [["" for _ in alerted] for _ in combos]
+        for i, combo in enumerate(combos):
+            sub = points
+            for k_, v in combo.items():
+                sub = sub[sub[k_] == v]
+            for j, a in enumerate(alerted):
+                row = sub[sub["alerted"] == a]
+                if not len(row):
+                    continue
+                r = row.iloc[0]
+                if panel == "p_detected":
+                    value = r["p_detected_mean"]
+                    exact_zero = value == 0 and r["p_detected_se"] == 0
+                    ci = _ci_text(meta, r, "p_detected") if len(combos) * len(alerted) <= 40 else ""
+                    text[i][j] = "0" if exact_zero else f"{value:.2f}{ci}"
+                else:  # detected and not evaded (joint, from the two means)
+                    value = r["p_detected_mean"] - r["p_evaded_mean"]
+                    text[i][j] = f"{value:.2f}"
+                grid[i, j] = value
+        im = ax.imshow(grid, cmap="RdYlGn_r", vmin=0, vmax=1, aspect="auto")  # red = bad for the U-boat
+        for i in range(len(combos)):
+            for j in range(len(alerted)):
+                v = grid[i, j] if np.isfinite(grid[i, j]) else 0.5
+                ax.text(j, i, text[i][j], ha="center", va="center", fontsize=8,
+                        color="black" if 0.2 < v < 0.8 else "white")
+        ax.set_xticks(range(len(alerted)), [str(a) for a in alerted])
+        ax.set_yticks(range(len(combos)), [_row_label(c, others) for c in combos])
+        ax.set_xlabel("Alerted counters (+1 to the roll and +1 to both ranges each)")
+        if others:
+            ax.set_ylabel(" · ".join(o.replace("uboat.", "") for o in others))
+        ax.grid(False)
+        ax.set_title(titles[panel], fontsize=10)
+        fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02)
+    fig.suptitle(f"{meta['scenario']}: escort detection by Alerted counters, U-boat state and escort damage",
+                 fontsize=10)
+    _footer(fig, meta)
+    fig.tight_layout(rect=(0, 0.04, 1, 0.96))
+    return [("escort_detection_heatmap", fig)]
+
+
+def wolfpack_figures(meta, points, dists) -> list:
+    swept = _swept(meta, points)
+    if "candidates" not in swept:
+        return []
+    pts = points.sort_values("candidates")
+    x = pts["candidates"].to_numpy()
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    mean = pts["pack_size_mean"].to_numpy()
+    err = _yerr(pts, "pack_size")
+    ax1.plot(x, x + 1, ls="--", color="gray", label="every boat joins (Radio Call)")
+    ax1.errorbar(x, mean, yerr=err, marker="o", capsize=3, label="mean pack size (95% CI)")
+    for xi, m in zip(x, mean):
+        ax1.annotate(f"{m:.2f}", (xi, m), textcoords="offset points", xytext=(0, -14), ha="center", fontsize=8)
+    if "alerted_mean" in pts:
+        ax1.bar(x, pts["alerted_mean"].to_numpy(), width=0.4, color="firebrick", alpha=0.5,
+                label="mean Alerted counters placed")
+    ax1.set_xlabel("U-boats in the Area that can be called")
+    ax1.set_ylabel("U-boats")
+    ax1.set_xticks(x)
+    ax1.legend(fontsize=8, loc="upper left")
+    ax1.set_title("pack size (active boat included)", fontsize=10)
+    d = dists[dists.metric == "pack_size"]
+    sizes = sorted(d["value"].unique())
+    cmap = plt.get_cmap("viridis", max(2, len(sizes)))
+    bottom = np.zeros(len(x))
+    for i, sz in enumerate(sizes):
+        probs = np.array([d[(d.point == pt) & (d.value == sz)]["probability"].sum() for pt in pts["point"]])
+        ax2.bar(x, probs, bottom=bottom, color=cmap(i), label=f"{int(sz)}")
+        bottom += probs
+    ax2.set_xlabel("U-boats in the Area that can be called")
+    ax2.set_ylabel("probability")
+    ax2.set_xticks(x)
+    ax2.set_ylim(0, 1)
+    ax2.legend(title="pack size", fontsize=7, title_fontsize=8, bbox_to_anchor=(1.01, 1), loc="upper left")
+    ax2.set_title("distribution of the pack size", fontsize=10)
+    fig.suptitle(f"{meta['scenario']}: wolfpack size vs boats in the Area", fontsize=10)
+    _footer(fig, meta)
+    fig.tight_layout(rect=(0, 0.04, 1, 0.95))
+    return [("wolfpack_pack_size", fig)]
+
+
+ENGAGEMENT_PANELS = (("vp", "VP of ships sunk"), ("ships_sunk", "ships sunk"),
+                     ("p_uboat_lost", "P(a U-boat is sunk)"), ("torpedoes_used", "torpedoes fired"))
+
+
+def engagement_figures(meta, points, dists) -> list:
+    swept = _swept(meta, points)
+    pts = points.sort_values("point")
+    labels = [_row_label(r, swept) for _, r in pts.iterrows()]
+    panels = [(m, t) for m, t in ENGAGEMENT_PANELS if f"{m}_mean" in pts]
+    fig, axes = plt.subplots(1, len(panels), figsize=(1.2 + len(panels) * max(2.6, 0.9 * len(labels) + 1.0), 4.2))
+    colors = plt.get_cmap("tab10")(np.arange(len(labels)) % 10)
+    for ax, (metric, title) in zip(np.atleast_1d(axes), panels):
+        mean = pts[f"{metric}_mean"].to_numpy()
+        err = _yerr(pts, metric)
+        ax.bar(range(len(labels)), mean, yerr=err if meta["mode"] == "monte_carlo" else None, capsize=4, color=colors)
+        top = max(float(np.nanmax(mean + err[1])), 1e-9)
+        for i, m in enumerate(mean):
+            ax.text(i, m + 0.02 * top, f"{m:.2f}" if metric != "p_uboat_lost" else f"{m:.3f}", ha="center",
+                    va="bottom", fontsize=8)
+        slanted = len(labels) > 2
+        ax.set_xticks(range(len(labels)), labels, rotation=20 if slanted else 0, ha="right" if slanted else "center",
+                      fontsize=8)
+        ax.set_ylim(0, 1.05 if metric == "p_uboat_lost" else top * 1.18)
+        ax.set_title(title + (" (95% CI)" if meta["mode"] == "monte_carlo" else ""), fontsize=9)
+    what = ", ".join(swept) if swept else "the scenario"
+    fig.suptitle(f"{meta['scenario']}: one contact, compared by {what}\n"
+                 "combat after escort detection uses PLACEHOLDER rule modules, not published rules",
+                 fontsize=10)
+    _footer(fig, meta)
+    fig.tight_layout(rect=(0, 0.05, 1, 0.92))
+    return [("engagement_policies", fig)]
