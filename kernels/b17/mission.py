@@ -34,9 +34,9 @@ EFFECT_INTERCOM_OUT = 2
 @parallel_jit
 def mission_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins,
                    shooter_start, shooter_guns, cells, counts, gun_table, type_table, cfg,
-                   wave_start, arrival_type, arrival_cell, arrival_prior, position_cell, position_cumulative, gun_ok_start, intercom_start, n_crew,
-                   return_probability, return_redraw, fire_model, fire_skill, fire_penalty,
-                   effect_kind, effect_lo, effect_hi, danado_counts_as_vp):
+                   wave_start, arrival_type, arrival_cell, arrival_prior, position_cell, position_cumulative,
+                   gun_ok_start, intercom_start, n_crew, return_probability, return_redraw, fire_model, fire_skill,
+                   fire_penalty, effect_kind, effect_lo, effect_hi, danado_counts_as_vp):
     """Per-chunk (hist, moments) of ``MISSION_METRICS`` + ``kills_<crew>`` + ``hits_<crew>``.
 
     The bomber arrays are described in :mod:`kernels.b17.attack`. Arrivals of wave w are
@@ -44,15 +44,16 @@ def mission_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins,
     ``fire_penalty[class]`` is the fighter's own penalty (+0/+2/+4, §6).
     """
     n_chunks = chunk_hi - chunk_lo
+    n_metrics = N_MISSION_METRICS + 2 * n_crew
     n_waves = wave_start.shape[0] - 1
     n_shooters = shooter_start.shape[0] - 1
     n_guns = gun_ok_start.shape[0]
-    n_metrics = N_MISSION_METRICS + 2 * n_crew
     destroyed_at = cfg[C_DESTROYED_AT]
     danado_at = cfg[C_DANADO_AT]
     hist = np.zeros((n_chunks, n_metrics, n_bins), np.int64)
     moments = np.zeros((n_chunks, n_metrics, N_MOMENTS), np.int64)
     for c in prange(n_chunks):
+        chunk = chunk_lo + c
         state = np.empty(STATE_WORDS, np.uint64)
         dice = np.empty(SHOT_DICE, np.int64)
         values = np.zeros(n_metrics, np.int64)
@@ -72,7 +73,6 @@ def mission_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins,
         hits_crew = np.zeros(n_crew, np.int64)
         crew_mark = np.zeros(n_crew, np.int64)
         gun_ok = np.zeros(n_guns, np.bool_)
-        chunk = chunk_lo + c
         seed_stream(state, seed, key, chunk)
         for _ in range(chunk_trials(chunk, chunk_size, n_trials)):
             for m in range(n_metrics):

@@ -1,11 +1,17 @@
 """One attack of Dystopian Wars: exploding hit pool, AA/CC cancellation, DR/CR damage.
 
-The per-attack helpers (:func:`attack_hits`, :func:`damage_from_hits`) are shared by the
-``attack``, ``fire_allocation`` and ``duel`` kernels. Every pool is
+The per-attack helpers (:func:`attack_hits`, :func:`attack_damage`, and their inlined forms
+:func:`attack_hits_locals`, :func:`damage_from_hits`) are shared by the ``attack``,
+``fire_allocation``, ``ram``/``collision`` and ``duel`` kernels. Every pool is
 :func:`kernels.dice.pool_total` on a face table compiled in Python
 (``analyzer.games.dystopian_wars.rules.hit_faces``): the table already holds the to-hit
 number, the natural-1 failure and the modified-six reading, so the kernels never look at
 rules. Rules: ``shared/rules/dystopian_wars.md`` §1 (hit table), §11 (damage).
+
+Compile time: numba re-types an ``inline="always"`` helper at every call site, so the
+simple kernels call small refcount-free helpers (:func:`roll_pool`, :func:`attack_hits`,
+:func:`attack_damage`, each expanding the pool once) instead of inlining; only the duel's
+per-attack path (:func:`resolve_attack_locals`) is inlined, where it pays.
 """
 from __future__ import annotations
 
@@ -13,7 +19,8 @@ import numpy as np
 from numba import prange
 
 from kernels._jit import hot_jit, parallel_jit
-from kernels.dice import pool_total_locals
+from kernels.dice import pool_total, pool_total_locals
+from kernels.dystopian_wars._refcount import unmanaged_jit
 from kernels.record import chunk_trials, record
 from kernels.rng import STATE_WORDS, seed_stream, uniform_int
 
@@ -82,7 +89,13 @@ def attack_hits_locals(s0, s1, s2, s3, buf, lanes, n_dice, hit_value, hit_explod
     return s0, s1, s2, s3, buf, lanes, hits, rolled, dropped
 
 
-@hot_jit
+@unmanaged_jit
+def roll_pool(state, n_dice, value, explodes, group_n, counters):
+    """:func:`kernels.dice.pool_total` behind a plain call (no reference counting)."""
+    return pool_total(state, n_dice, value, explodes, group_n, counters)
+
+
+@unmanaged_jit
 def attack_hits(state, n_dice, hit_value, hit_explodes, hit_n, n_defense,
                 cancel_value, cancel_explodes, cancel_n, counters):
     """:func:`attack_hits_locals` on an array stream state; adds (dropped, rolled) to
@@ -94,6 +107,12 @@ def attack_hits(state, n_dice, hit_value, hit_explodes, hit_n, n_defense,
     counters[0] += dropped
     counters[1] += rolled
     return hits
+
+
+@unmanaged_jit
+def attack_damage(state, hits, dr, cr, hp, hp_lost, crits_allowed, small_hp_rule, crit_values, crit_cum):
+    """:func:`damage_from_hits` behind a plain call (no reference counting)."""
+    return damage_from_hits(state, hits, dr, cr, hp, hp_lost, crits_allowed, small_hp_rule, crit_values, crit_cum)
 
 
 @hot_jit
@@ -139,7 +158,7 @@ def attack_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
         for _ in range(chunk_trials(chunk_lo + c, chunk_size, n_trials)):
             hits = attack_hits(state, n_dice, hit_value, hit_explodes, hit_n,
                                n_defense, cancel_value, cancel_explodes, cancel_n, row)
-            dmg = damage_from_hits(state, hits, dr, cr, hp, hp_lost, True, small_hp_rule, crit_values, crit_cum)
+            dmg = attack_damage(state, hits, dr, cr, hp, hp_lost, True, small_hp_rule, crit_values, crit_cum)
             values[0] = hits
             values[1] = 1 if hits >= dr else 0
             values[2] = 1 if hits >= cr else 0

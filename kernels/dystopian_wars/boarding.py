@@ -7,8 +7,7 @@ import numpy as np
 from numba import prange
 
 from kernels._jit import parallel_jit
-from kernels.dice import pool_total
-from kernels.dystopian_wars.attack import N_COUNTERS
+from kernels.dystopian_wars.attack import N_COUNTERS, roll_pool
 from kernels.record import chunk_trials, record
 from kernels.rng import STATE_WORDS, seed_stream
 
@@ -39,12 +38,12 @@ def boarding_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
                 d_left = 0
                 captured = 1
             else:
-                a_now = attacker_ap - pool_total(state, n_defense, def_value, def_explodes, def_n, row)
+                a_now = attacker_ap - roll_pool(state, n_defense, def_value, def_explodes, def_n, row)
                 if a_now < 0:
                     a_now = 0
                 md = a_now // 2 if half_md else a_now
-                attacker_hits = pool_total(state, md, melee_value, melee_explodes, melee_n, row)
-                defender_hits = pool_total(state, defender_dice, melee_value, melee_explodes, melee_n, row)
+                attacker_hits = roll_pool(state, md, melee_value, melee_explodes, melee_n, row)
+                defender_hits = roll_pool(state, defender_dice, melee_value, melee_explodes, melee_n, row)
                 d_left = defender_ap - attacker_hits
                 if d_left < 0:
                     d_left = 0

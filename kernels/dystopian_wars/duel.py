@@ -55,7 +55,7 @@ DUEL_METRICS = ("p_win_a", "p_win_b", "p_draw", "turns", "points_destroyed_a", "
 N_DUEL_COUNTERS = 3
 
 
-@hot_jit
+@unmanaged_jit
 def initiative(s0, s1, s2, s3, buf, lanes, settings, d6_value, d6_explodes, d6_n):
     """§4: A rolls 2D6, then B; the higher activates first. Ties (Amb 14): both re-roll
     (capped), or A / B goes first. Returns the stream state, the side first (0 = A),

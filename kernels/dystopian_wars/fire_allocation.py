@@ -10,7 +10,7 @@ import numpy as np
 from numba import prange
 
 from kernels._jit import parallel_jit
-from kernels.dystopian_wars.attack import N_COUNTERS, attack_hits, damage_from_hits
+from kernels.dystopian_wars.attack import N_COUNTERS, attack_damage, attack_hits
 from kernels.record import chunk_trials, record
 from kernels.rng import STATE_WORDS, seed_stream
 
@@ -52,8 +52,8 @@ def fire_allocation_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trial
                     j = attack_target[k]
                     hits = attack_hits(state, attack_ad[k], hit_value[j], hit_explodes[j], hit_n,
                                        target_defense[j], cancel_value, cancel_explodes, cancel_n, row)
-                    dmg[j] += damage_from_hits(state, hits, target_dr[j], target_cr[j], target_hp[j],
-                                               target_hp_lost[j], True, small_hp_rule, crit_values, crit_cum)
+                    dmg[j] += attack_damage(state, hits, target_dr[j], target_cr[j], target_hp[j],
+                                            target_hp_lost[j], True, small_hp_rule, crit_values, crit_cum)
                 effective = 0
                 kills = 0
                 for j in range(n_targets):

@@ -16,8 +16,7 @@ import numpy as np
 from numba import prange
 
 from kernels._jit import parallel_jit
-from kernels.dice import pool_total
-from kernels.dystopian_wars.attack import N_COUNTERS, damage_from_hits
+from kernels.dystopian_wars.attack import N_COUNTERS, attack_damage, roll_pool
 from kernels.record import chunk_trials, record
 from kernels.rng import STATE_WORDS, seed_stream
 
@@ -45,17 +44,17 @@ def exchange_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
         values = np.zeros(N_METRICS, np.int64)
         row = np.zeros(N_COUNTERS, np.int64)
         for _ in range(chunk_trials(chunk_lo + c, chunk_size, n_trials)):
-            h1 = pool_total(state, n_first, hit_value, hit_explodes, hit_n, row)
-            d1 = damage_from_hits(state, h1, dr1, cr1, hp1, hp_lost1, first_crits, small_hp_rule,
-                                  crit_values, crit_cum)
+            h1 = roll_pool(state, n_first, hit_value, hit_explodes, hit_n, row)
+            d1 = attack_damage(state, h1, dr1, cr1, hp1, hp_lost1, first_crits, small_hp_rule,
+                               crit_values, crit_cum)
             n2 = n_second
             if reply_after_damage:
                 n2 = n_second - d1
                 if n2 < 0:
                     n2 = 0
-            h2 = pool_total(state, n2, hit_value, hit_explodes, hit_n, row)
-            d2 = damage_from_hits(state, h2, dr2, cr2, hp2, hp_lost2, second_crits, small_hp_rule,
-                                  crit_values, crit_cum)
+            h2 = roll_pool(state, n2, hit_value, hit_explodes, hit_n, row)
+            d2 = attack_damage(state, h2, dr2, cr2, hp2, hp_lost2, second_crits, small_hp_rule,
+                               crit_values, crit_cum)
             values[0] = d1
             values[1] = d2
             values[2] = 1 if d1 >= remaining1 else 0

@@ -6,8 +6,7 @@ import numpy as np
 from numba import prange
 
 from kernels._jit import parallel_jit
-from kernels.dice import pool_total
-from kernels.dystopian_wars.attack import N_COUNTERS
+from kernels.dystopian_wars.attack import N_COUNTERS, roll_pool
 from kernels.record import chunk_trials, record
 from kernels.rng import STATE_WORDS, seed_stream
 
@@ -29,7 +28,7 @@ def rout_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
         values = np.zeros(N_METRICS, np.int64)
         row = np.zeros(N_COUNTERS, np.int64)
         for _ in range(chunk_trials(chunk_lo + c, chunk_size, n_trials)):
-            s = pool_total(state, n_dice, rout_value, rout_explodes, rout_n, row)
+            s = roll_pool(state, n_dice, rout_value, rout_explodes, rout_n, row)
             values[0] = 1 if s >= needed else 0
             values[1] = s
             record(hist, moments, c, values)

@@ -31,8 +31,8 @@ def five_waves():
 @pytest.mark.parametrize("fire_model", ["none", "placeholder_3d10"])
 def test_kernel_vs_reference_five_waves(ref_data, five_waves, fire_model):
     params = dict(five_waves["params"], fighter_fire={"model": fire_model})
-    mc = run_kernel(prepare("mission", params), 100_000, SEED)
-    out = ref.simulate("mission", params, {}, ref_data, 1500, SEED)
+    mc = run_kernel(prepare("mission", params), 50_000, SEED)
+    out = ref.simulate("mission", params, {}, ref_data, 1200, SEED)
     assert mc["fighters_engaged"].dist == {16.0: 1.0}          # 4 + 4 + 3 + 2 + 3 arrivals
     for name, values in out.items():
         assert_same_law(mc[name], reference_metric(values), f"{fire_model}: {name}")
@@ -52,8 +52,8 @@ def test_kernel_vs_reference_returns_redraws_and_options(ref_data):
               "position_distribution": [{"clock": "12:00", "altitude": "high", "weight": 2},
                                         {"clock": "4:30", "altitude": "level", "weight": 1}]}
     rules = {"danado_vp": "counts_as_kill", "tocado_penalty": "later_attacks", "kill_credit_unit": "gun"}
-    mc = run_kernel(prepare("mission", params, rules), 100_000, SEED)
-    out = ref.simulate("mission", params, rules, ref_data, 2500, SEED)
+    mc = run_kernel(prepare("mission", params, rules), 50_000, SEED)
+    out = ref.simulate("mission", params, rules, ref_data, 2000, SEED)
     for name, values in out.items():
         assert_same_law(mc[name], reference_metric(values), name)
     assert mc["vp"].mean == pytest.approx(mc["kills_total"].mean + mc["damaged_total"].mean, abs=1e-12)

@@ -1,0 +1,92 @@
+"""``fire_allocation``: the source's split-fire example (two AD-13 turrets against four
+frigates in RB2), the enumeration against the reference, kernel vs exact, exact vs the
+reference's Fraction oracle, and the ranking notes."""
+import pytest
+import yaml
+from dw_helpers import GAME_DIR, assert_matches_exact, prepare, simulate
+
+from analyzer.games.dystopian_wars.data import GameData
+from analyzer.games.dystopian_wars.fire_allocation import FireAllocationParams, compile_fire_allocation
+from tests.reference import dystopian_wars as ref
+
+TURRETS = yaml.safe_load((GAME_DIR / "fire_allocation_turrets_vs_frigates.yaml").read_text())
+SMALL = {"weapon": "primary", "range_band": 2, "attacker": {"capital": True},
+         "weapons": [{"model": 0, "ad": 7}, {"model": 1, "ad": 5}, {"model": 2, "ad": 1}],
+         "targets": [{"profile": "frigate"}, {"size": "medium", "dr": 4, "cr": 7, "hp": 4}]}
+ROCKETS = {"weapon": "rocket", "range_band": 2,
+           "weapons": [{"ad": 6}, {"ad": 4}],
+           "targets": [{"dr": 3, "cr": 6, "hp": 3, "defense_dice": 2, "count": 3}]}
+
+
+def compiled(params, rules=None):
+    prepared, ctx = prepare("fire_allocation", params, rules)
+    gd = GameData(ctx, profiles=True)
+    from dw_helpers import rules_for
+    return prepared, compile_fire_allocation(FireAllocationParams.model_validate(params), gd,
+                                             rules_for("fire_allocation", rules))
+
+
+def test_two_turret_split_example():
+    # §11 split fire: "two AD-13 turrets against 4 frigates in RB2 -> each splits 7 + 6, hitting on 5-6"
+    prepared, c = compiled(TURRETS["params"])
+    assert [t["t"] for t in c["targets"]] == [5, 5, 5, 5]          # Capital Class vs small targets
+    split = [a for a in c["allocations"] if a["family"] == "split"]
+    assert len(split) == 1
+    parts = sorted((a["weapons"][0], a["ad"]) for a in split[0]["attacks"])
+    assert parts == [(0, 6), (0, 7), (1, 6), (1, 7)]
+    assert sorted(a["target"] for a in split[0]["attacks"]) == [0, 1, 2, 3]   # every frigate
+    assert split[0]["name"] == "w0:7>T0, w0:6>T2, w1:7>T1, w1:6>T3"
+    assert {a["family"] for a in c["allocations"]} == {"separate", "linked", "split"}
+    assert len(c["allocations"]) == 4 ** 2 + 4 + 1
+    linked = [a for a in c["allocations"] if a["family"] == "linked"]
+    assert {a["attacks"][0]["ad"] for a in linked} == {19}          # 13 + 13 // 2 (Amb 6 default)
+
+
+@pytest.mark.parametrize("params", [TURRETS["params"], SMALL, ROCKETS], ids=["turrets", "mixed", "rockets"])
+def test_allocations_match_the_reference(params):
+    _, c = compiled(params)
+    theirs = ref.allocations(params, {}, ref.load_data())
+    assert [(a["id"], a["name"], a["family"]) for a in c["allocations"]] == \
+        [(a["id"], a["name"], a["family"]) for a in theirs]
+    assert [[at["ad"] for at in a["attacks"]] for a in c["allocations"]] == \
+        [[at["ad"] for at in a["attacks"]] for a in theirs]
+
+
+@pytest.mark.parametrize("params", [SMALL, ROCKETS], ids=["mixed", "rockets"])
+def test_fire_allocation_mc_matches_exact(params):
+    prepared, _ = prepare("fire_allocation", params)
+    exact = prepared.exact()
+    assert_matches_exact(prepared, simulate(prepared, 30_000), exact, "fire_allocation")
+
+
+@pytest.mark.parametrize("params", [SMALL, TURRETS["params"]], ids=["mixed", "turrets"])
+def test_fire_allocation_exact_matches_reference_oracle(params):
+    prepared, _ = prepare("fire_allocation", params)
+    ours = prepared.exact()
+    theirs = ref.exact_fire_allocation(params, {}, ref.load_data())
+    for alloc_id, metrics in theirs.items():
+        for name, value in metrics.items():
+            assert ours[f"{name}.{alloc_id}"].mean == pytest.approx(float(value), abs=1e-9), (alloc_id, name)
+
+
+def test_ranking_notes_name_the_best_allocation():
+    prepared, _ = prepare("fire_allocation", TURRETS["params"])
+    simulate(prepared, 20_000)
+    ranking = sorted(n for n in prepared.notes if n.startswith("rank "))
+    assert len(ranking) == 21
+    assert ranking[0].startswith("rank 01 by hp_damage: A20 ") and ranking[0].endswith("w1:6>T3")  # split wins
+    prepared.exact()
+    assert sorted(n for n in prepared.notes if n.startswith("rank "))[0].startswith("rank 01 by hp_damage: A20 ")
+
+
+def test_explicit_allocations_are_checked():
+    from analyzer.games.dystopian_wars.rules import RuleError
+    bad = {**SMALL, "allocations": [{"attacks": [{"target": 0, "weapons": [0, 1]}, {"target": 1, "weapon": 1, "ad": 2}]}]}
+    with pytest.raises(RuleError, match="never mixed with linked fire"):
+        prepare("fire_allocation", bad)
+    over = {**SMALL, "allocations": [{"attacks": [{"target": 0, "weapon": 0, "ad": 5}, {"target": 1, "weapon": 0, "ad": 3}]}]}
+    with pytest.raises(RuleError, match="add up to 8"):
+        prepare("fire_allocation", over)
+    ok = {**SMALL, "allocations": [{"name": "all in", "attacks": [{"target": 1, "weapons": [0, 1, 2]}]}]}
+    prepared, _ = prepare("fire_allocation", ok)
+    assert "all in" in prepared.metrics[0].label
