@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO ?= scenarios/dice/pool_vs_cancel.yaml
 
-.PHONY: setup demo test bench clean
+.PHONY: setup demo test bench clean clean-cache
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,3 +26,8 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+# numba's cache=True notices edits to a kernel's own file, not to the helpers it imports
+# from other modules: after editing kernels/, clear the cache before trusting a run.
+clean-cache:
+	find kernels analyzer -name '*.nbi' -delete -o -name '*.nbc' -delete

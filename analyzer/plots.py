@@ -274,7 +274,8 @@ def render(run_dir: Path, formats: tuple[str, ...] = ("png",), question=None, sp
         question = questions.get(meta["game"], meta["question"])
     written = []
     with plt.rc_context(STYLE):
-        figs = default_figures(meta, points, dists)
+        use_defaults = question is None or question.default_plots
+        figs = default_figures(meta, points, dists) if use_defaults else []
         figs += requested_figures(meta, points, dists, specs if specs is not None else meta.get("plots", []))
         if question is not None:
             figs += question.plots(meta, points, dists)

@@ -125,6 +125,8 @@ class Question:
     rule_options: ClassVar[tuple[RuleOption, ...]] = ()
     primary_metric: ClassVar[str]
     supports_exact: ClassVar[bool] = False
+    #: False when the question's own figures replace the generic ones (see analyzer.plots)
+    default_plots: ClassVar[bool] = True
 
     def prepare(self, params: BaseModel, ctx: Context) -> Prepared:
         raise NotImplementedError

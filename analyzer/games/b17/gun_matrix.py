@@ -72,6 +72,7 @@ class GunMatrix(Question):
     rule_options = RULE_OPTIONS
     primary_metric = "p_destroyed_all__1200__high"
     supports_exact = True
+    default_plots = False  # the kill-odds heatmap and polar plot replace the generic figures
 
     def prepare(self, p: GunMatrixParams, ctx: Context) -> Prepared:
         data = b17data.load(ctx)
