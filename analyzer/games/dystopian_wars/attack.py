@@ -46,7 +46,8 @@ class AttackParams(Strict):
     range_band: int = Field(2, ge=1, le=4, description="range band 1..4 (8in each)")
     hp_lost: int = Field(0, ge=0, le=1000, description="HP lost by the ATTACKER (gunnery loses 1 AD each, never below 1)")
     attacker: AttackerSpec = Field(default_factory=AttackerSpec)
-    target: TargetSpec
+    target: TargetSpec = Field(..., description="the target: dr, cr, hp, size, state, fast, elusive, hp_lost "
+                                                    "(or a fleet profile whose values these keys override)")
     defense_dice: int = Field(0, ge=0, le=MAX_DICE, description="AA dice vs rockets, CC dice vs torpedoes "
                                                                 "(5 cancels 1 hit, 6 cancels 2)")
     to_hit_modifier: int = Field(0, ge=0, le=2, description="roll modifier per die (not in the source: MARs, cards)")

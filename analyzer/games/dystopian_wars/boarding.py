@@ -13,7 +13,8 @@ from pydantic import Field
 
 from analyzer import exact
 from analyzer.games.dystopian_wars import plots as dw_plots
-from analyzer.games.dystopian_wars.common import MAX_DICE, bernoulli_metric, pmf_metric, simulate_fn, table, truncation_note
+from analyzer.games.dystopian_wars.common import (MAX_DICE, bernoulli_metric, pmf_metric, simulate_fn, table,
+                                                   truncation_note)
 from analyzer.games.dystopian_wars.data import GameData, Strict
 from analyzer.games.dystopian_wars.rules import RuleError, hit_faces, options, plain_faces
 from analyzer.questions import Context, Metric, Prepared, Question, register
@@ -26,7 +27,8 @@ class BoardingParams(Strict):
         "surface", description="boarders from a diving model face CC instead of AA (same numbers)")
     defense_dice: int = Field(0, ge=0, le=MAX_DICE, description="AA/CC dice against the boarders (already linked)")
     defender_ap: int = Field(..., ge=0, le=MAX_DICE, description="the boarded model's current AP")
-    defender_md: int | None = Field(None, ge=0, le=MAX_DICE, description="FIG MD (only with rules.boarding_defender_dice: fig_md)")
+    defender_md: int | None = Field(None, ge=0, le=MAX_DICE,
+                                    description="FIG MD (only with rules.boarding_defender_dice: fig_md)")
     half_md: bool = Field(False, description="the boarder rammed/collided this activation: half MD (§10)")
 
 

@@ -180,14 +180,17 @@ class ShipSpec(Strict):
         return self
 
 
-def resolve_ship(spec: ShipSpec, gd: GameData, where: str) -> dict:
+def resolve_ship(spec: ShipSpec, gd: GameData, where: str, reads: tuple[str, ...] = ("rr", "hp", "dr", "cr")) -> dict:
+    """Plain model dict (rr, hp, dr, cr, size, hp_lost); ``reads`` = the profile values the
+    question's dice depend on (only those count as used placeholders)."""
     s = {"hp_lost": spec.hp_lost, "rr": 0, "size": "medium"}
     if spec.profile is not None:
         prof = gd.profile(spec.profile, f"{where}.profile")
         for k in ("rr", "hp", "dr", "cr", "size"):
             if getattr(spec, k) is None and k in prof:
                 s[k] = prof[k]
-                gd.use_profile(spec.profile, k)
+                if k in reads:
+                    gd.use_profile(spec.profile, k)
     for k in ("rr", "hp", "dr", "cr", "size"):
         if getattr(spec, k) is not None:
             s[k] = getattr(spec, k)

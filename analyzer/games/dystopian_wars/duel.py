@@ -60,7 +60,8 @@ class RangeSpec(Strict):
     mode: Literal["fixed", "closing"] = Field("fixed", description="fixed band schedule, or closing distance")
     bands: list[int] | None = Field(None, description="fixed: band of turn t = bands[min(t, len) - 1] (default [2])")
     start: float | None = Field(None, ge=0, le=1000, description="closing: start distance in inches")
-    speed_a: float | None = Field(None, ge=0, le=100, description="closing: inches per activation of A (null: slowest alive model's MV)")
+    speed_a: float | None = Field(None, ge=0, le=100,
+                                  description="closing: inches per activation of A (null: slowest alive model's MV)")
     speed_b: float | None = Field(None, ge=0, le=100, description="closing: same for B")
     min_distance: float = Field(0, ge=0, le=1000, description="closing: the distance never drops below this")
 
@@ -85,8 +86,8 @@ class TargetPolicy(Strict):
 
 
 class DuelParams(Strict):
-    side_a: SideSpec
-    side_b: SideSpec
+    side_a: SideSpec = Field(..., description="side A: squadrons of fleet-profile models")
+    side_b: SideSpec = Field(..., description="side B: squadrons of fleet-profile models")
     range: RangeSpec = Field(default_factory=RangeSpec)
     target_policy: TargetPolicy = Field(default_factory=TargetPolicy)
     max_turns: int = Field(6, ge=1, le=100, description="turn cap; both sides alive after it = draw",
@@ -261,7 +262,8 @@ class Duel(Question):
                                     geometry, bands, hit_value, hit_explodes, hit_n, *cancel_tab, *rout_tab,
                                     *d6_tab, crit_values, crit_cum, n_bins)
 
-        cap_note = f"initiative re-roll cap (kernels.dystopian_wars.duel.INITIATIVE_REROLL_CAP = {k.INITIATIVE_REROLL_CAP} ties, then A first)"
+        cap_note = (f"initiative re-roll cap (kernels.dystopian_wars.duel.INITIATIVE_REROLL_CAP = "
+                    f"{k.INITIATIVE_REROLL_CAP} ties, then A first)")
         return Prepared(metrics, n_bins, simulate_fn(kernel, notes, {2: cap_note}), None, notes=notes)
 
     def plots(self, meta, points, dists):

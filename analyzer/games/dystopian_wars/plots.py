@@ -25,6 +25,13 @@ def _axis(name: str) -> str:
     return AXIS.get(name, name)
 
 
+def _err(mean, lo, hi) -> np.ndarray:
+    """Error-bar lengths from a CI (clipped at 0: a Wilson bound may sit a rounding error
+    inside the mean)."""
+    mean, lo, hi = (np.asarray(v, float) for v in (mean, lo, hi))
+    return np.clip(np.vstack([mean - lo, hi - mean]), 0.0, None)
+
+
 def _mc(meta: dict) -> bool:
     return meta["mode"] == "monte_carlo"
 
@@ -149,7 +156,7 @@ def fire_allocation_figures(meta: dict, points: pd.DataFrame, dists: pd.DataFram
             hi = np.array([allocs[a][g][2] for a in order])
             colors = [FAMILY_COLOR.get(allocs[a]["family"], "gray") for a in order]
             ax.barh(ypos, means, color=colors, alpha=0.85,
-                    xerr=np.vstack([means - lo, hi - means]) if _mc(meta) else None, capsize=2)
+                    xerr=_err(means, lo, hi) if _mc(meta) else None, capsize=2)
             for y, v in zip(ypos, means):
                 ax.text(v, y, f" {v:.3f}", va="center", fontsize=7)
             ax.set_xlabel(titles[g] + (" (95% CI)" if _mc(meta) else " (exact)"))
@@ -178,11 +185,19 @@ def two_sided_damage_figures(meta: dict, points: pd.DataFrame, damage: tuple[str
     labels = [str(v) for v in pts[x]]
     pos = np.arange(len(pts))
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.0))
+    # a terrain collision never reaches a second model: draw only the first
+    sides = 1 if not (points[f"{damage[1]}_mean"].any() or points[f"{destroyed[1]}_mean"].any()) else 2
     for ax, pair, ylab in ((axes[0], damage, "expected HP damage"), (axes[1], destroyed, "P(destroyed)")):
-        for k, (metric, name) in enumerate(zip(pair, who)):
+        top = 0.0
+        for k, (metric, name) in enumerate(list(zip(pair, who))[:sides]):
             mean = pts[f"{metric}_mean"].to_numpy()
-            err = np.vstack([mean - pts[f"{metric}_ci_low"], pts[f"{metric}_ci_high"] - mean]) if _mc(meta) else None
-            ax.bar(pos + (k - 0.5) * 0.38, mean, width=0.38, yerr=err, capsize=3, label=f"to {name}")
+            err = _err(mean, pts[f"{metric}_ci_low"], pts[f"{metric}_ci_high"]) if _mc(meta) else None
+            shift = (k - (sides - 1) / 2) * 0.38
+            ax.bar(pos + shift, mean, width=0.38, yerr=err, capsize=3, label=f"to {name}")
+            for xx, v in zip(pos + shift, mean):
+                ax.text(xx, v, f"{v:.3f}", ha="center", va="bottom", fontsize=7)
+            top = max(top, float(pts[f"{metric}_ci_high"].max() if _mc(meta) else mean.max()))
+        ax.set_ylim(0, max(top, 0.01) * 1.2)
         ax.set_xticks(pos, labels)
         ax.set_xlabel(_axis(x))
         ax.set_ylabel(ylab + (" (95% CI)" if _mc(meta) else " (exact)"))
@@ -228,9 +243,9 @@ def rout_figures(meta: dict, points: pd.DataFrame, dists: pd.DataFrame) -> list:
     col = "models_lost" if "models_lost" in swept else swept[0]
     rows = [s for s in swept if s != col]
     pts = points.copy()
-    pts["_row"] = pts[rows].astype(str).agg(", ".join, axis=1) if rows else "all"
-    pts["_row"] = (pts.apply(lambda r: ", ".join(f"{k.replace('_', ' ')}: {'yes' if str(r[k]) == 'True' else 'no' if str(r[k]) == 'False' else r[k]}"
-                                                 for k in rows), axis=1) if rows else "pass")
+    word = {"True": "yes", "False": "no"}
+    pts["_row"] = (pts.apply(lambda r: ", ".join(f"{k.replace('_', ' ')}: {word.get(str(r[k]), r[k])}" for k in rows),
+                             axis=1) if rows else "pass")
     grid = pts.pivot_table(index="_row", columns=col, values="p_pass_mean", aggfunc="first", sort=False)
     lo = pts.pivot_table(index="_row", columns=col, values="p_pass_ci_low", aggfunc="first", sort=False)
     hi = pts.pivot_table(index="_row", columns=col, values="p_pass_ci_high", aggfunc="first", sort=False)
@@ -257,7 +272,7 @@ def rout_figures(meta: dict, points: pd.DataFrame, dists: pd.DataFrame) -> list:
 def _wilson_err(p: np.ndarray, n: int) -> np.ndarray:
     lo = np.array([wilson_interval(x * n, n)[0] for x in p])
     hi = np.array([wilson_interval(x * n, n)[1] for x in p])
-    return np.vstack([p - lo, hi - p])
+    return _err(p, lo, hi)
 
 
 def duel_figures(meta: dict, points: pd.DataFrame, dists: pd.DataFrame) -> list:

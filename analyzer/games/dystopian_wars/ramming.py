@@ -109,8 +109,9 @@ class Ram(Question):
     def prepare(self, p: RamParams, ctx: Context) -> Prepared:
         rules = ctx.rules
         gd = GameData(ctx, profiles=p.rammer.profile is not None or p.rammed.profile is not None)
-        ra = resolve_ship(p.rammer, gd, "params.rammer")
-        rd = resolve_ship(p.rammed, gd, "params.rammed")
+        rr0_only = rules["ram_no_crits"] == "rr0_only"
+        ra = resolve_ship(p.rammer, gd, "params.rammer", ("rr", "hp", "dr") + (("cr",) if rr0_only else ()))
+        rd = resolve_ship(p.rammed, gd, "params.rammed", ("hp", "dr", "cr") + (("rr",) if rr0_only else ()))
         if ra["rr"] < 1:
             raise RuleError("params.rammer.rr: a ram needs RR >= 1 (RR 0 contact is a collision, §10); "
                             "use question: collision")
@@ -156,7 +157,9 @@ class Collision(Question):
     def prepare(self, p: CollisionParams, ctx: Context) -> Prepared:
         rules = ctx.rules
         gd = GameData(ctx, profiles=p.a.profile is not None or (p.b is not None and p.b.profile is not None))
-        a = resolve_ship(p.a, gd, "params.a")
+        rr0_only = rules["ram_no_crits"] == "rr0_only"
+        reads = ("hp", "dr") if p.terrain is not None else ("hp", "dr", "cr") + (("rr",) if rr0_only else ())
+        a = resolve_ship(p.a, gd, "params.a", reads)
         faces = hit_faces(gd.core["to_hit"]["ram_dice"], 0, rules["ram_dice"] == "exploding", rules["modified_six"])
         small = SMALL_HP_CODE[rules["small_hp_critical"]]
         if p.terrain is not None:
@@ -165,7 +168,7 @@ class Collision(Question):
             crit = (np.array([0], np.int64), np.array([1], np.int64))
             notes = [f"{p.terrain} terrain rolls {n_first} dice against a (no criticals)"]
         else:
-            b = resolve_ship(p.b, gd, "params.b")
+            b = resolve_ship(p.b, gd, "params.b", reads)
             # Amb 10: rr0_only lets the dice of a model with RR >= 1 crit
             first_crits = rules["ram_no_crits"] == "rr0_only" and b["rr"] >= 1     # b's dice vs a
             second_crits = rules["ram_no_crits"] == "rr0_only" and a["rr"] >= 1    # a's dice vs b
