@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-DEMO ?= scenarios/dice/pool_vs_cancel.yaml
+DEMO ?= scenarios/dystopian_wars/attack_ad_grid.yaml scenarios/b17/gun_matrix_skills.yaml
 
 .PHONY: setup demo test bench clean clean-cache
 

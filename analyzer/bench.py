@@ -5,13 +5,16 @@ Each kernel is called once on a small input first so compilation is not timed.
 """
 from __future__ import annotations
 
+import importlib.util
+import sys
 import time
+from pathlib import Path
 
 import numba
 import numpy as np
 
 from analyzer import dice
-from analyzer.runner import BATCH_CHUNKS, CHUNK_TRIALS
+from analyzer.runner import CHUNK_TRIALS
 from kernels import dice as k
 
 
@@ -45,7 +48,31 @@ def numpy_exploding_pool(n_dice: int, trials: int, rng: np.random.Generator,
     return hits, rolled
 
 
-def _interleaved(fns, rounds: int = 5) -> list[float]:
+def say(console, line: str) -> None:
+    """Print a benchmark line (to the rich console when given, plain otherwise)."""
+    (console.print(line, highlight=False, markup=False) if console else print(line))
+
+
+def best_time(fn, repeat: int) -> float:
+    """Best wall time of ``repeat`` calls of ``fn``."""
+    return interleaved_best([fn], repeat)[0]
+
+
+def load_reference(game: str):
+    """The slow pure-Python reference ``tests/reference/<game>.py`` (test code, not part of
+    the installed package: benchmarks need a source checkout)."""
+    path = Path(__file__).resolve().parent.parent / "tests" / "reference" / f"{game}.py"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: the reference implementation is needed for this benchmark "
+                                f"(run from a source checkout)")
+    spec = importlib.util.spec_from_file_location(f"_{game}_reference", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses in the reference look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def interleaved_best(fns, rounds: int = 5) -> list[float]:
     """Best wall time of each function over ``rounds`` rounds that run them in turn."""
     best = [float("inf")] * len(fns)
     for _ in range(rounds):
@@ -85,7 +112,7 @@ def bench_dice(n_dice: int = 10, trials: int = 4_000_000, console=None) -> dict:
         np_rolled[0] = r
 
     # interleaved rounds, best time of each: a slow spell of the machine hits all three
-    t_raw, t_pool, t_np = _interleaved([raw, pool, numpy_pool])
+    t_raw, t_pool, t_np = interleaved_best([raw, pool, numpy_pool])
     raw_per_s = draw_chunk * n_chunks / t_raw
     pool_per_s = rolled[0] / t_pool
     np_per_s = np_rolled[0] / t_np
@@ -102,7 +129,7 @@ def bench_dice(n_dice: int = 10, trials: int = 4_000_000, console=None) -> dict:
         f"ratio pool / numpy:                 {out['pool_vs_numpy']:.1f}  (target >= 5)",
     ]
     for line in lines:
-        (console.print(line, highlight=False) if console else print(line))
+        say(console, line)
     return out
 
 

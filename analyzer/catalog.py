@@ -1,12 +1,26 @@
 """What ``analyzer list`` shows: games, questions, parameters, rule options."""
 from __future__ import annotations
 
-from typing import Any
+from types import UnionType
+from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
 from analyzer import questions
 from analyzer.scenario import _submodel
+
+
+def _type_name(annotation: Any) -> str:
+    """'int', 'a | b | c' for a Literal, 'int | list' for a union ..."""
+    origin = get_origin(annotation)
+    if origin is Literal:
+        return " | ".join(str(a) for a in get_args(annotation))
+    if origin in (Union, UnionType):
+        return " or ".join(_type_name(a) for a in get_args(annotation) if a is not type(None)) + \
+            (" or null" if type(None) in get_args(annotation) else "")
+    if origin is not None:
+        return getattr(origin, "__name__", str(origin))
+    return getattr(annotation, "__name__", str(annotation).replace("typing.", ""))
 
 
 def _params(model: type[BaseModel], prefix: str = "") -> list[dict[str, Any]]:
@@ -15,13 +29,15 @@ def _params(model: type[BaseModel], prefix: str = "") -> list[dict[str, Any]]:
         path = f"{prefix}.{name}" if prefix else name
         sub = _submodel(info.annotation)
         extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
-        default = info.get_default(call_default_factory=True)
+        default = "(required)" if info.is_required() else info.get_default(call_default_factory=True)
         if isinstance(default, BaseModel):
             default = default.model_dump(mode="json")
+        elif isinstance(default, list):
+            default = [d.model_dump(mode="json") if isinstance(d, BaseModel) else d for d in default]
         if sub is not None and isinstance(default, dict):
             out.extend(_params(sub, path))
             continue
-        ann = getattr(info.annotation, "__name__", None) or str(info.annotation).replace("typing.", "")
+        ann = _type_name(info.annotation)
         out.append({"path": path, "type": ann, "default": default,
                     "description": info.description or "",
                     "placeholder": extra.get("placeholder")})

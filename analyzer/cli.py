@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 from typing import List, Optional
@@ -103,13 +102,13 @@ def _print_summary(summary: dict, run_dir: Optional[Path]) -> None:
     err.print(table)
     notes = sorted({n for pt in points for n in pt.get("notes", [])})
     for note in notes:
-        err.print(f"  note: {note}", highlight=False)
+        err.print(f"  note: {note}", highlight=False, markup=False)
     if summary["placeholders"]:
         err.print("[yellow]Placeholders used (values the rule sources do not give; replace them "
                   "with your copy of the game):[/]")
         for ph in summary["placeholders"][:12]:
             note = f" — {ph['note']}" if ph.get("note") else ""
-            err.print(f"  {ph['path']} = {ph['value']!r}{note}", highlight=False)
+            err.print(f"  {ph['path']} = {ph['value']!r}{note}", highlight=False, markup=False)
         if len(summary["placeholders"]) > 12:
             err.print(f"  ... and {len(summary['placeholders']) - 12} more (summary.json)")
     if run_dir is not None:

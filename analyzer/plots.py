@@ -188,7 +188,9 @@ def default_figures(meta: dict, points: pd.DataFrame, dists: pd.DataFrame) -> li
         rest = swept[2:]
         combos = [dict()] if not rest else [dict(zip(rest, vals)) for vals in
                                             points[rest].drop_duplicates().itertuples(index=False, name=None)][:6]
-        for m in ordered[:4]:
+        # beyond two swept parameters every metric would need one heatmap per slice:
+        # keep the primary metric only (questions add their own summaries)
+        for m in (ordered[:4] if not rest else ordered[:1]):
             for fixed in combos:
                 suffix = "".join(f"_{_safe(k)}-{_safe(str(v))}" for k, v in fixed.items())
                 figs.append((f"heatmap_{m['name']}{suffix}", _heatmap(meta, points, m["name"], x, y, fixed)))

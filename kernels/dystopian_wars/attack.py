@@ -20,7 +20,7 @@ from numba import prange
 
 from kernels._jit import hot_jit, parallel_jit
 from kernels.dice import pool_total, pool_total_locals
-from kernels.dystopian_wars._refcount import unmanaged_jit
+from kernels._jit import unmanaged_jit
 from kernels.record import chunk_trials, record
 from kernels.rng import STATE_WORDS, seed_stream, uniform_int
 
@@ -123,7 +123,7 @@ def resolve_attack_locals(s0, s1, s2, s3, buf, lanes, state, n_dice, t, hit_valu
     the stacked ``hit_value[t]``, AA/CC cancellation, damage with criticals allowed.
 
     Inlined into callers compiled without reference counting
-    (:mod:`kernels.dystopian_wars._refcount`). ``state`` is used only for critical-table
+    (:func:`kernels._jit.unmanaged_jit`). ``state`` is used only for critical-table
     draws (the scalar state is written to it and read back around them). Returns
     ``(s0, s1, s2, s3, buf, lanes, hits, damage, dice rolled, dice dropped)``."""
     s0, s1, s2, s3, buf, lanes, hits, rolled, dropped = attack_hits_locals(

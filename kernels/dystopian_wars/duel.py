@@ -19,7 +19,7 @@ import numpy as np
 from numba import prange
 
 from kernels._jit import hot_jit, jit, parallel_jit
-from kernels.dystopian_wars._refcount import unmanaged_jit
+from kernels._jit import unmanaged_jit
 from kernels.dice import pool_total_locals
 from kernels.dystopian_wars.attack import resolve_attack_locals
 from kernels.record import chunk_trials, record

@@ -9,7 +9,7 @@ import numpy as np
 from kernels.rng import roll_die
 from kernels.uboat_leader.battle import (PICK_GUN, PICK_TORPEDO, chit_value, crew_row, damage_penalty,
                                          pick, remove_ship, ship_vp, stress_band)
-from kernels.uboat_leader.policy import battle_jit
+from kernels._jit import unmanaged_jit
 from kernels.uboat_leader.state import (
     B_AMMO, B_AREA, B_ATTACKED, B_DETECTED, B_ON, B_READY, B_SILENT, B_STRESS, B_SUNK, B_SURFACED,
     BAND_UNFIT, C_GUN, C_SUBMERGED_ATTACK, C_SURFACE_ATTACK, C_TORPEDO, C_XP, DAMAGE_HEAVY,
@@ -20,7 +20,7 @@ from kernels.uboat_leader.state import (
     S_REVEALED, T_DAMAGE, T_GUN_RANGE, T_TORPEDO_RANGE)
 
 
-@battle_jit
+@unmanaged_jit
 def hit_and_damage(state, s, modifier, to_hit, ship, cards, tables, cfg, dk, dn, m):
     """One torpedo or gun roll at ship ``s``; True if it sank.
 
@@ -48,7 +48,7 @@ def hit_and_damage(state, s, modifier, to_hit, ship, cards, tables, cfg, dk, dn,
     return True
 
 
-@battle_jit
+@unmanaged_jit
 def uboat_attack(state, b, ship, boat, cards, bstat, brows, tables, dist, cfg, dk, dn, m):
     """Spec §5.1: one weapon, one target per boat per round. A salvo of torpedoes at the
     policy's target (stopping once it sinks), else one gun attack if surfaced with ammunition."""
@@ -81,7 +81,7 @@ def uboat_attack(state, b, ship, boat, cards, bstat, brows, tables, dist, cfg, d
                            ship, cards, tables, cfg, dk, dn, m)
 
 
-@battle_jit
+@unmanaged_jit
 def enemy_attacks(state, ship, boat, cards, dist, cfg):
     """Spec §5.3: every revealed ship in slot order attacks the nearest Detected U-boat in its
     reach. Hit: +hit_stress; a hit whose natural die >= sink_natural[attacker] sinks the boat."""

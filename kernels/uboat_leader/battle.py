@@ -11,7 +11,7 @@ import numpy as np
 
 from kernels.rng import roll_die
 from kernels.uboat_leader.decks import deck_discard, deck_draw
-from kernels.uboat_leader.policy import battle_jit
+from kernels._jit import unmanaged_jit
 from kernels.uboat_leader.state import (
     B_AREA, B_DETECTED, B_DIVED, B_ON, B_READY, B_AMMO, B_STRESS, BAND_OKAY, BAND_SHAKEN, BAND_UNFIT,
     BREAK_NEVER, BREAK_WHEN_DETECTED, BS_OKAY_MAX, BS_SHAKEN_MAX, APPROACH_SURFACED,
@@ -27,7 +27,7 @@ PICK_ELIGIBLE, PICK_TORPEDO, PICK_GUN = 0, 1, 2
 
 
 # ----------------------------------------------------------------------------- ships
-@battle_jit
+@unmanaged_jit
 def damage_penalty(ship, s, cfg):
     """§1.5 / A12: Light -1, Heavy -2; ``replace``: Heavy replaces Light, ``stack``: both."""
     if cfg[K_DAMAGE_STACK]:
@@ -39,7 +39,7 @@ def damage_penalty(ship, s, cfg):
     return 0
 
 
-@battle_jit
+@unmanaged_jit
 def ship_speed(ship, s, slots, cards, cfg):
     """§7.4: an Unknown counter's printed Speed, else the card's minus damage (never < 0)."""
     if not ship[s, S_REVEALED]:
@@ -48,7 +48,7 @@ def ship_speed(ship, s, slots, cards, cfg):
     return v if v > 0 else 0
 
 
-@battle_jit
+@unmanaged_jit
 def ship_vp(ship, s, cards, cfg):
     """-1 while unrevealed (spec §4.2); a revealed escort's VP under A1 ``escort_vp``."""
     if not ship[s, S_REVEALED]:
@@ -58,13 +58,13 @@ def ship_vp(ship, s, cards, cfg):
     return cards[ship[s, S_DECK], ship[s, S_CARD], C_VP]
 
 
-@battle_jit
+@unmanaged_jit
 def eligible(ship, s, cfg):
     """A target for the policy: on the display, and not an escort unless ``attack_escorts``."""
     return ship[s, S_ON] == 1 and (ship[s, S_ESCORT] == 0 or cfg[K_ATTACK_ESCORTS] != 0)
 
 
-@battle_jit
+@unmanaged_jit
 def any_eligible(ship, cfg):
     for s in range(cfg[K_N_SHIPS]):
         if eligible(ship, s, cfg):
@@ -72,7 +72,7 @@ def any_eligible(ship, cfg):
     return False
 
 
-@battle_jit
+@unmanaged_jit
 def pick(mode, a, ship, cards, dist, cfg):
     """The policy's target from U-boat area ``a`` (spec §4.2 ``pick``); -1 if none.
 
@@ -105,7 +105,7 @@ def pick(mode, a, ship, cards, dist, cfg):
     return best
 
 
-@battle_jit
+@unmanaged_jit
 def chit_value(state, ship, s, cards, cfg):
     """The Tactics modifier of one Detection roll or attack of ship ``s`` (A2)."""
     mode = cfg[K_TACTICS]
@@ -120,7 +120,7 @@ def chit_value(state, ship, s, cards, cfg):
 
 
 # ----------------------------------------------------------------------------- reveal / remove
-@battle_jit
+@unmanaged_jit
 def reveal(state, s, ship, cards, cfg, dk, dn, counters):
     """§7.2: draw the ship's card; a misidentified Merchant becomes an Escort (§1.7) and draws
     an Escort card; an Escort draws its Tactics counter from the cup under ``per_card``."""
@@ -138,7 +138,7 @@ def reveal(state, s, ship, cards, cfg, dk, dn, counters):
         ship[s, S_CHIT] = chit if chit >= 0 else 0
 
 
-@battle_jit
+@unmanaged_jit
 def reveal_all(state, ship, boat, cards, dist, cfg, dk, dn, counters):
     """§7.2: every Unknown ship within ``reveal_range`` of a U-boat on the display is revealed
     (ships in slot order)."""
@@ -150,7 +150,7 @@ def reveal_all(state, ship, boat, cards, dist, cfg, dk, dn, counters):
                     break
 
 
-@battle_jit
+@unmanaged_jit
 def remove_ship(s, ship, cfg, dk, dn):
     """Off the display; a revealed ship's card (and its Tactics counter) to the discards."""
     ship[s, S_ON] = 0
@@ -161,7 +161,7 @@ def remove_ship(s, ship, cfg, dk, dn):
 
 
 # ----------------------------------------------------------------------------- U-boats
-@battle_jit
+@unmanaged_jit
 def stress_band(boat, b, bstat):
     """§1.6: okay / shaken / unfit from the card's bands (A13: per card)."""
     st = boat[b, B_STRESS]
@@ -172,24 +172,24 @@ def stress_band(boat, b, bstat):
     return BAND_UNFIT
 
 
-@battle_jit
+@unmanaged_jit
 def crew_row(boat, b, bstat):
     """The Okay row when Okay, else the Shaken row (Unfit uses the Shaken EV, §1.6)."""
     return ROW_OKAY if stress_band(boat, b, bstat) == BAND_OKAY else ROW_SHAKEN
 
 
-@battle_jit
+@unmanaged_jit
 def may_surface(boat, b, cfg):
     a = cfg[K_APPROACH]
     return a == APPROACH_SURFACED or (a == APPROACH_DIVE_ON_DETECTION and boat[b, B_DIVED] == 0)
 
 
-@battle_jit
+@unmanaged_jit
 def armed(boat, b, cfg):
     return boat[b, B_READY] > 0 or (boat[b, B_AMMO] > 0 and may_surface(boat, b, cfg))
 
 
-@battle_jit
+@unmanaged_jit
 def leaving(boat, b, ship, bstat, cfg):
     """Spec §4.2: an Unfit boat must leave (§7.1); otherwise the break-off policy decides."""
     if stress_band(boat, b, bstat) == BAND_UNFIT:

@@ -17,13 +17,13 @@ from numba import prange
 from kernels._jit import parallel_jit
 from kernels.record import chunk_trials
 from kernels.rng import STATE_WORDS, roll_die, seed_stream
-from kernels.uboat_leader.policy import battle_jit
+from kernels._jit import unmanaged_jit
 from kernels.uboat_leader.state import (CT_DRAW_FAILED, CT_DRAWS, CT_DUPLICATE_CARD, CT_RESHUFFLES,
                                         DECK_DISCARDS, DECK_LEFT, DK_CARDS, DK_DISCARDS, DK_IN_PLAY,
                                         N_COUNTERS)
 
 
-@battle_jit
+@unmanaged_jit
 def deck_reset(dk, dn, d, size):
     """A full, fresh deck of cards ``0..size-1``, no discards, nothing in play."""
     for i in range(size):
@@ -33,7 +33,7 @@ def deck_reset(dk, dn, d, size):
     dn[d, DECK_DISCARDS] = 0
 
 
-@battle_jit
+@unmanaged_jit
 def deck_draw(state, dk, dn, d, counters):
     """Draw one card from deck ``d``; -1 (counted) only if deck and discards are empty."""
     n = dn[d, DECK_LEFT]
@@ -58,7 +58,7 @@ def deck_draw(state, dk, dn, d, counters):
     return card
 
 
-@battle_jit
+@unmanaged_jit
 def deck_discard(dk, dn, d, card):
     """Put a drawn card on deck ``d``'s discard pile."""
     k = dn[d, DECK_DISCARDS]

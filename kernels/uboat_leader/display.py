@@ -6,13 +6,13 @@ más corto"); ``dist[K_LONG_ROW, a]`` is the distance to the nearest Long Range 
 """
 from __future__ import annotations
 
-from kernels.uboat_leader.policy import battle_jit
+from kernels._jit import unmanaged_jit
 
 #: area[a, AREA_DEGREE] = number of neighbours, area[a, AREA_KIND] = AREA_CONVOY..AREA_WAKE
 AREA_DEGREE, AREA_KIND = 0, 1
 
 
-@battle_jit
+@unmanaged_jit
 def step_toward(adj, area, a, goal):
     """The neighbour of ``a`` with the smallest goal distance ``goal[.]``, strictly smaller
     than ``goal[a]``; ties go to the lowest area index (spec §4.2, A11). -1 if none."""

@@ -16,7 +16,7 @@ from kernels.uboat_leader.attacks import enemy_attacks, uboat_attack
 from kernels.uboat_leader.battle import crew_row, reveal_all
 from kernels.uboat_leader.decks import deck_reset
 from kernels.uboat_leader.movement import bearing_movement, escorts_step, uboat_movement
-from kernels.uboat_leader.policy import battle_jit
+from kernels._jit import unmanaged_jit
 from kernels.uboat_leader.state import (
     APPROACH_SUBMERGED, B_AGGRESSIVE, B_AMMO, B_AREA, B_ATTACKED, B_DETECTED, B_DIVED, B_ON,
     B_READY, B_SILENT, B_STORED, B_STRESS, B_SUNK, B_SURFACED, B_TUBES, BS_AMMO, BS_START,
@@ -28,7 +28,7 @@ from kernels.uboat_leader.state import (
     S_LIGHT, S_ON, S_REVEALED, SL_AREA, SL_DECK, SL_KIND)
 
 
-@battle_jit
+@unmanaged_jit
 def setup(state, ship, boat, slots, cards, bstat, brows, dist, cfg, dk, dn, m, counters):
     """§4.3 S2-S4: fresh shuffled decks, ships unrevealed at their slots, U-boats at their
     start Areas with the Okay row's torpedoes, then the setup reveal."""
@@ -64,7 +64,7 @@ def setup(state, ship, boat, slots, cards, bstat, brows, dist, cfg, dk, dn, m, c
     reveal_all(state, ship, boat, cards, dist, cfg, dk, dn, counters)
 
 
-@battle_jit
+@unmanaged_jit
 def end_of_round(boat, cfg):
     """R5 (PLACEHOLDER, G19): Silent Running markers off under ``end_of_round`` (A9); the
     ``reload`` module moves Stored torpedoes to the tubes of submerged boats that did not attack."""
@@ -80,7 +80,7 @@ def end_of_round(boat, cfg):
         boat[b, B_ATTACKED] = 0
 
 
-@battle_jit
+@unmanaged_jit
 def _any_on(arr, n, field):
     for i in range(n):
         if arr[i, field]:
@@ -88,7 +88,7 @@ def _any_on(arr, n, field):
     return False
 
 
-@battle_jit
+@unmanaged_jit
 def engagement_trial(state, ship, boat, slots, cards, bstat, brows, tables, adj, area, dist, cfg,
                      dk, dn, m, counters):
     """One battle; fills ``m`` with the metrics of spec §4.5."""

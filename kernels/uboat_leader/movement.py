@@ -10,7 +10,7 @@ from kernels.uboat_leader.battle import (PICK_ELIGIBLE, crew_row, damage_penalty
                                          leaving, pick, remove_ship, reveal, reveal_all, ship_speed)
 from kernels.uboat_leader.detection import detection_modifier, detects, evades, in_detection_range
 from kernels.uboat_leader.display import AREA_KIND, step_toward
-from kernels.uboat_leader.policy import battle_jit
+from kernels._jit import unmanaged_jit
 from kernels.uboat_leader.state import (
     APPROACH_DIVE_ON_DETECTION, AREA_LONG, B_AREA, B_DETECTED, B_DIVED, B_ON, B_SILENT, B_STRESS,
     B_SURFACED, BS_SPEED_SUBMERGED, BS_SPEED_SURFACED, C_DETECTION_SUBMERGED, C_DETECTION_SURFACED,
@@ -21,13 +21,13 @@ from kernels.uboat_leader.state import (
     S_ON, S_REVEALED, SILENT_WHEN_DETECTED)
 
 
-@battle_jit
+@unmanaged_jit
 def boat_speed(boat, b, bstat):
     """The printed Speed of the side the U-boat shows (§1.5)."""
     return bstat[b, BS_SPEED_SURFACED] if boat[b, B_SURFACED] else bstat[b, BS_SPEED_SUBMERGED]
 
 
-@battle_jit
+@unmanaged_jit
 def uboat_movement(state, ship, boat, slots, cards, bstat, brows, adj, area, dist, cfg, dk, dn, counters):
     """R1 (§7.1-7.3), boats in list order."""
     cont = cfg[K_REVEAL_CONTINUOUS] != 0
@@ -75,7 +75,7 @@ def uboat_movement(state, ship, boat, slots, cards, bstat, brows, adj, area, dis
             reveal_all(state, ship, boat, cards, dist, cfg, dk, dn, counters)
 
 
-@battle_jit
+@unmanaged_jit
 def bearing_drift(reference_speed, speed, cap):
     """§7.4: Areas moved toward the Wake = Reference Speed - own Speed (0 if not slower);
     A11: a difference beyond the table (3) moves in full, or is capped when ``cap`` > 0."""
@@ -87,7 +87,7 @@ def bearing_drift(reference_speed, speed, cap):
     return diff
 
 
-@battle_jit
+@unmanaged_jit
 def bearing_movement(state, ship, boat, slots, cards, bstat, adj, area, dist, cfg, dk, dn, counters):
     """R2 (§7.4): everything slower than the Reference Ship drifts toward the Convoy Wake Area;
     reaching the Wake with movement left takes it out of the battle."""
@@ -137,7 +137,7 @@ def bearing_movement(state, ship, boat, slots, cards, bstat, adj, area, dist, cf
     reveal_all(state, ship, boat, cards, dist, cfg, dk, dn, counters)
 
 
-@battle_jit
+@unmanaged_jit
 def escorts_step(state, ship, boat, slots, cards, bstat, adj, area, dist, cfg, dk, dn, counters):
     """R3 (§7.5): each Escort in slot order rolls Detection against every U-boat in range,
     then moves (PLACEHOLDER module ``escort_movement``, G18) before the next Escort."""

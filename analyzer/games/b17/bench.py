@@ -6,13 +6,11 @@ single-threaded. Compilation is done before timing.
 """
 from __future__ import annotations
 
-import importlib.util
-import time
 from pathlib import Path
 
 import numba
 
-from analyzer.bench import register_benchmark
+from analyzer.bench import interleaved_best, load_reference, register_benchmark
 from analyzer.runner import BATCH_CHUNKS, CHUNK_TRIALS
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -21,13 +19,10 @@ TARGET_RATIO = 200
 
 
 def _reference():
-    path = ROOT / "tests" / "reference" / "b17.py"
-    if not path.is_file():
+    try:
+        return load_reference("b17")
+    except FileNotFoundError:
         return None
-    spec = importlib.util.spec_from_file_location("_b17_reference", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _kernel_run(prepared, trials: int):
@@ -48,18 +43,6 @@ def _one_thread(fn):
         finally:
             numba.set_num_threads(threads)
     return run
-
-
-def _interleaved_best(fns, rounds: int) -> list[float]:
-    """Best wall time of each function over rounds that run them in turn (a slow spell of a
-    shared machine then hits every figure, not just one)."""
-    best = [float("inf")] * len(fns)
-    for _ in range(rounds):
-        for i, fn in enumerate(fns):
-            t0 = time.perf_counter()
-            fn()
-            best[i] = min(best[i], time.perf_counter() - t0)
-    return best
 
 
 @register_benchmark("b17-attack-wave")
@@ -87,7 +70,7 @@ def bench_attack_wave(console=None, trials: int | None = None) -> dict:
             params = point.params.model_dump(mode="json", exclude_none=True)
             data = ref.load_data(None)
             fns.append(lambda: ref.simulate("attack_wave", params, {}, data, n_ref, 1))
-        times = _interleaved_best(fns, rounds=3)
+        times = interleaved_best(fns, rounds=3)
         rate, rate_1 = trials / times[0], trials_1 / times[1]
         row = {"kernel_trials_per_s": rate, "kernel_1_thread_trials_per_s": rate_1}
         say(f"[{sc.name}: {', '.join(f'{k}={v}' for k, v in point.swept.items())}]")

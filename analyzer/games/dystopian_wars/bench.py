@@ -11,43 +11,20 @@ Every figure is measured in the same run as the figure it is compared with:
 """
 from __future__ import annotations
 
-import importlib.util
-import time
-from pathlib import Path
 
 import numba
 import numpy as np
 
-from analyzer.bench import register_benchmark
+from analyzer.bench import best_time, load_reference as _load_reference, register_benchmark, say
 from analyzer.questions import SCENARIO_ROOT
 from analyzer.runner import CHUNK_TRIALS
 
 DUEL_SCENARIO = SCENARIO_ROOT / "dystopian_wars" / "duel_battleship_vs_cruisers.yaml"
-REFERENCE = Path(__file__).resolve().parents[3] / "tests" / "reference" / "dystopian_wars.py"
-
-
-def _say(console, line: str) -> None:
-    (console.print(line, highlight=False, markup=False) if console else print(line))
 
 
 def load_reference():
-    """The pure-Python reference, loaded from its file (it is test code, not a package)."""
-    if not REFERENCE.is_file():
-        raise FileNotFoundError(f"{REFERENCE}: the reference implementation is needed for this benchmark "
-                                f"(run from a source checkout)")
-    spec = importlib.util.spec_from_file_location("dw_reference", REFERENCE)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def _best(fn, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+    """The pure-Python reference (test code, loaded from its file)."""
+    return _load_reference("dystopian_wars")
 
 
 def bench_duel(trials: int = 2_000_000, ref_trials: int = 4000, console=None) -> dict:
@@ -62,11 +39,11 @@ def bench_duel(trials: int = 2_000_000, ref_trials: int = 4000, console=None) ->
     key = point_key(sc, point)
     n_chunks = -(-trials // CHUNK_TRIALS)
     prepared.simulate(sc.spec.seed, key, 0, 2, CHUNK_TRIALS, 2 * CHUNK_TRIALS)   # compile / load from cache
-    t_kernel = _best(lambda: prepared.simulate(sc.spec.seed, key, 0, n_chunks, CHUNK_TRIALS, trials), 3)
+    t_kernel = best_time(lambda: prepared.simulate(sc.spec.seed, key, 0, n_chunks, CHUNK_TRIALS, trials), 3)
     ref = load_reference()
     raw = yaml.safe_load(DUEL_SCENARIO.read_text())
     data = ref.load_data()
-    t_ref = _best(lambda: ref.simulate("duel", raw["params"], raw.get("rules") or {}, data, ref_trials, 1), 2)
+    t_ref = best_time(lambda: ref.simulate("duel", raw["params"], raw.get("rules") or {}, data, ref_trials, 1), 2)
     k_rate, r_rate = trials / t_kernel, ref_trials / t_ref
     out = {"threads": numba.get_num_threads(), "kernel_trials_per_s": k_rate, "reference_trials_per_s": r_rate,
            "ratio": k_rate / r_rate}
@@ -76,7 +53,7 @@ def bench_duel(trials: int = 2_000_000, ref_trials: int = 4000, console=None) ->
         f"pure-Python reference /s:    {r_rate:,.0f}  ({ref_trials:,} trials, best of 2)",
         f"ratio kernel / reference:    {out['ratio']:,.0f}  (target >= 200)",
     ):
-        _say(console, line)
+        say(console, line)
     return out
 
 
@@ -105,9 +82,9 @@ def bench_attack_exact(n_dice: int = 40, console=None) -> dict:
         return pool.probabilities()
 
     answer = ours()
-    t_ours = _best(ours, 20)
-    t_ice = _best(theirs, 3)
-    t_ice_default = _best(lambda: theirs(9), 3)
+    t_ours = best_time(ours, 20)
+    t_ice = best_time(theirs, 3)
+    t_ice_default = best_time(lambda: theirs(9), 3)
     ice = theirs()
     ice_probs = np.array([float(p) for p in ice], float)
     ours_probs = answer["hits"].probs
@@ -123,7 +100,7 @@ def bench_attack_exact(n_dice: int = 40, console=None) -> dict:
         f"ours / icepool:                            {out['fraction_of_icepool']:.4f}  (target < 0.1)",
         f"largest |P(hits = k)| difference:          {out['max_abs_diff']:.1e}",
     ):
-        _say(console, line)
+        say(console, line)
     return out
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numba
 
 from analyzer import scenario as scenario_mod
-from analyzer.bench import register_benchmark
+from analyzer.bench import load_reference, register_benchmark
 from analyzer.runner import BATCH_CHUNKS, CHUNK_TRIALS, prepare_point
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -17,11 +17,7 @@ TARGET_RATIO = 200
 
 
 def _reference():
-    import sys
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    from tests.reference import uboat_leader as ref
-    return ref
+    return load_reference("uboat_leader")
 
 
 def bench_engagement(trials: int = 2_000_000, ref_trials: int = 3_000, console=None) -> dict:
