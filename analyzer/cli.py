@@ -60,7 +60,7 @@ def _progress_factory(enabled: bool):
 def _fmt(s: dict) -> str:
     if s["se"] == 0:
         return f"{s['mean']:.6g}"
-    return f"{s['mean']:.4f} ± {s['se']:.4f}  [{s['ci_low']:.4f}, {s['ci_high']:.4f}]"
+    return f"{s['mean']:.4g} ± {s['se']:.2g}  [{s['ci_low']:.4g}, {s['ci_high']:.4g}]"
 
 
 MAX_TABLE_METRICS = 6
@@ -90,7 +90,7 @@ def _print_summary(summary: dict, run_dir: Optional[Path]) -> None:
             cells = [str(pt["swept"][c]) for c in swept]
             for name in shown:
                 s = pt["metrics"][name]
-                cells.append(f"{s['mean']:.4f} ± {s['se']:.4f}" if mc and s["se"] else f"{s['mean']:.4g}")
+                cells.append(f"{s['mean']:.4g} ± {s['se']:.2g}" if mc and s["se"] else f"{s['mean']:.4g}")
             table.add_row(*cells)
         if len(names) > len(shown):
             err.print(f"  ({len(names) - len(shown)} more metrics in summary.json / points.parquet)")
