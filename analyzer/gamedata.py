@@ -86,5 +86,23 @@ def load_data(path: Path, prefix: str = "") -> tuple[Any, list[Placeholder]]:
     return unwrap(raw, prefix, source=str(path))
 
 
+_LOADED: dict[tuple[Path, int, str], tuple[Any, list[Placeholder]]] = {}
+
+
+def load_data_cached(path: Path, prefix: str = "") -> tuple[Any, list[Placeholder]]:
+    """:func:`load_data`, parsed once per (file, modification time, prefix).
+
+    Callers must not mutate the returned data (it is shared between sweep points)."""
+    key = (Path(path), Path(path).stat().st_mtime_ns, prefix)
+    if key not in _LOADED:
+        _LOADED[key] = load_data(path, prefix)
+    return _LOADED[key]
+
+
+def is_under(path: str, prefix: str) -> bool:
+    """True when data path ``path`` is ``prefix`` or lies below it (``a.b``, ``a[0]``)."""
+    return path == prefix or path.startswith(prefix + ".") or path.startswith(prefix + "[")
+
+
 def file_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

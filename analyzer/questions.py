@@ -93,25 +93,40 @@ class Context:
     game_dir: Path
     scenario_file: Path | None = None  # for error messages that must name the file
     placeholders: list[Placeholder] = field(default_factory=list)
-    _cache: dict = field(default_factory=dict)
 
-    def data(self, relpath: str, prefix: str | None = None) -> Any:
-        """Load a game data file (relative to the scenario folder, then the game's folder)."""
-        from analyzer.gamedata import load_data
+    def find(self, relpath: str) -> Path:
+        """A game data file: relative to the scenario's folder first, then the game's."""
+        from analyzer.gamedata import DataError
 
         for base in (self.scenario_dir, self.game_dir):
-            p = (base / relpath).resolve()
+            p = (Path(base) / relpath).resolve()
             if p.is_file():
-                break
-        else:
-            from analyzer.gamedata import DataError
-            raise DataError(f"{relpath}: data file not found in {self.scenario_dir} or {self.game_dir}")
-        if p not in self._cache:
-            self._cache[p] = load_data(p, prefix if prefix is not None else Path(relpath).stem)
-        value, placeholders = self._cache[p]
+                return p
+        raise DataError(f"{relpath}: data file not found in {self.scenario_dir} or {self.game_dir}")
+
+    def load(self, relpath: str, prefix: str | None = None) -> tuple[Any, list[Placeholder]]:
+        """(plain data, every placeholder in the file) without recording any as used.
+
+        Questions that read only part of a file record what they read with :meth:`use`,
+        so outputs and ``strict`` see just the placeholders a point depends on.
+        Placeholder paths start with ``prefix`` (default: the file's stem).
+        """
+        from analyzer.gamedata import load_data_cached
+
+        return load_data_cached(self.find(relpath), prefix if prefix is not None else Path(relpath).stem)
+
+    def use(self, placeholders: list[Placeholder], under: str | None = None) -> None:
+        """Record the placeholders at or below the data path ``under`` (all when None)."""
+        from analyzer.gamedata import is_under
+
         for ph in placeholders:
-            if ph not in self.placeholders:
+            if (under is None or is_under(ph.path, under)) and ph not in self.placeholders:
                 self.placeholders.append(ph)
+
+    def data(self, relpath: str, prefix: str | None = None) -> Any:
+        """Load a game data file and record every placeholder in it as used."""
+        value, placeholders = self.load(relpath, prefix)
+        self.use(placeholders)
         return value
 
 

@@ -1,14 +1,14 @@
 """B-17 game data: the gun-arc table, fighters, crew, fighter fire and mission files.
 
-Spec: docs/models/b17.md §0.1. Files are looked up like :meth:`analyzer.questions.Context.data`
+Spec: docs/models/b17.md §0.1. Files are found by :meth:`analyzer.questions.Context.find`
 (the scenario's folder first, then ``scenarios/b17/``), so a user's own transcription of the
 arc table placed beside a scenario replaces the shipped one.
 
-They are loaded here rather than through ``ctx.data`` because ``ctx.data`` records *every*
-placeholder of a file, while the spec (§5) reports only the placeholders a point actually
-uses (``gun_shot`` with ``skill``, ``modifier`` and ``damage`` given uses none, so
-``strict: true`` accepts it). :class:`B17Data` keeps each value's placeholder beside it and
-the questions add the ones they touch to ``Prepared.placeholders``.
+They are read with ``ctx.load``, which records no placeholder: the spec (§5) reports only
+the placeholders a point actually uses (``gun_shot`` with ``skill``, ``modifier`` and
+``damage`` given uses none, so ``strict: true`` accepts it). :class:`B17Data` keeps each
+value's placeholder beside it and the questions add the ones they touch to
+``Prepared.placeholders``.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analyzer.gamedata import DataError, Placeholder, load_data
+from analyzer.gamedata import DataError, Placeholder
 from analyzer.questions import Context
 
 CLOCKS = ("12:00", "1:30", "3:00", "4:30", "6:00", "7:30", "9:00", "10:30")   # digest §2.1
@@ -124,25 +124,6 @@ class B17Data:
 
     def crew_skill(self, crew: str) -> Value:
         return self.skills.get(crew, self.default_skill)
-
-
-def _find(ctx: Context, relpath: str) -> Path:
-    for base in (ctx.scenario_dir, ctx.game_dir):
-        p = (Path(base) / relpath).resolve()
-        if p.is_file():
-            return p
-    raise DataError(f"{relpath}: data file not found in {ctx.scenario_dir} or {ctx.game_dir}")
-
-
-_CACHE: dict[tuple[Path, int], tuple[Any, dict[str, Placeholder]]] = {}
-
-
-def _load(path: Path, prefix: str) -> tuple[Any, dict[str, Placeholder]]:
-    key = (path, path.stat().st_mtime_ns)
-    if key not in _CACHE:
-        value, phs = load_data(path, prefix)
-        _CACHE[key] = (value, {p.path: p for p in phs})
-    return _CACHE[key]
 
 
 def _need(d: Any, key: str, where: str, file: Path) -> Any:
@@ -259,8 +240,8 @@ def load(ctx: Context) -> B17Data:
     """Read and validate the five data files of the scenario's context (spec §0.1)."""
     loaded = {}
     for prefix, rel in FILES.items():
-        path = _find(ctx, rel)
-        loaded[prefix] = (path,) + _load(path, prefix)
+        value, phs = ctx.load(rel, prefix)
+        loaded[prefix] = (ctx.find(rel), value, {p.path: p for p in phs})
 
     path, arcs, arc_phs = loaded["gun_arcs"]
     guns, crews = _parse_guns(arcs, arc_phs, path)

@@ -36,13 +36,12 @@ class GameData:
 
     def __init__(self, ctx: Context, profiles: bool = False):
         self.ctx = ctx
-        before = {(p.path, p.source) for p in ctx.placeholders}
-        self.core: dict = ctx.data(DATA_FILE)
+        self.core, self._loaded = ctx.load(DATA_FILE)  # records nothing: see finish()
+        self._loaded = list(self._loaded)
         self.profiles: dict[str, dict] = {}
         self._prefix: dict[str, str] = {}
         if profiles:
             self._load_fleets()
-        self._mine = {(p.path, p.source) for p in ctx.placeholders} - before
         self._used: list[str] = []
 
     def _load_fleets(self) -> None:
@@ -54,7 +53,9 @@ class GameData:
             if folder.is_dir():
                 names |= {f.name for f in folder.glob("*.yaml")}
         for name in sorted(names):
-            doc = self.ctx.data(f"{FLEETS_DIR}/{name}") or {}
+            doc, found = self.ctx.load(f"{FLEETS_DIR}/{name}")
+            doc = doc or {}
+            self._loaded.extend(found)
             for prof_name, prof in (doc.get("profiles") or {}).items():
                 if prof_name in self.profiles:
                     raise DataError(f"{FLEETS_DIR}/{name}: profile {prof_name!r} is defined twice "
@@ -93,11 +94,9 @@ class GameData:
         return np.array([int(self.core["critical_default"]["hp_damage"])], np.int64), np.array([1], np.int64)
 
     def finish(self) -> None:
-        """Drop the placeholders this object loaded but the point never read."""
-        def used(path: str) -> bool:
-            return any(path == u or path.startswith(u + ".") or path.startswith(u + "[") for u in self._used)
-        self.ctx.placeholders[:] = [p for p in self.ctx.placeholders
-                                    if (p.path, p.source) not in self._mine or used(p.path)]
+        """Record, among the placeholders this object loaded, those the point read."""
+        for path in self._used:
+            self.ctx.use(self._loaded, under=path)
 
 
 def crit_cumulative(values: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -2,14 +2,14 @@
 
 The data lives in ``scenarios/uboat_leader/data/*.yaml`` and ``campaigns/*.yaml``
 (docs/models/uboat_leader.md §1); a file of the same name beside a scenario overrides the
-game's copy, as :meth:`analyzer.questions.Context.data` does.
+game's copy (:meth:`analyzer.questions.Context.find`).
 
-Why not ``ctx.data``: it records every ``{ph: ..}`` of a file it reads, and data/combat.yaml
-holds the numbers of every placeholder rule module. An escort-detection question that reads
-only the source's detection ranges from that file would then list (and, under
-``strict: true``, refuse) placeholders it never uses, including the issue's reference
-scenario. :class:`GameData` resolves and parses files the same way but records a
-placeholder only when the question marks its path as used (:meth:`GameData.use`).
+Files are read with ``ctx.load``, which records no placeholder: data/combat.yaml holds the
+numbers of every placeholder rule module, and an escort-detection question that reads only
+the source's detection ranges from that file must not list (or, under ``strict: true``,
+refuse) placeholders it never uses, the issue's reference scenario included.
+:class:`GameData` records a placeholder only when the question marks its path as used
+(:meth:`GameData.use`).
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.errors import ScenarioError
-from analyzer.gamedata import DataError, Placeholder, load_data
+from analyzer.gamedata import DataError, Placeholder, is_under
 from analyzer.questions import Context
 
 #: top-level data key -> file (relative to the scenario folder, then scenarios/uboat_leader/)
@@ -31,21 +31,6 @@ FILES = {
 }
 CAMPAIGN_DIR = "campaigns"
 
-_PARSED: dict[tuple[Path, int], tuple[Any, list[Placeholder]]] = {}
-
-
-def _parse(path: Path) -> tuple[Any, list[Placeholder]]:
-    """Unwrapped data and its placeholders (paths without a file prefix), cached per mtime."""
-    key = (path, path.stat().st_mtime_ns)
-    if key not in _PARSED:
-        _PARSED[key] = load_data(path, "")
-    return _PARSED[key]
-
-
-def _within(path: str, prefix: str) -> bool:
-    return path == prefix or path.startswith(prefix + ".") or path.startswith(prefix + "[")
-
-
 class GameData:
     """The data one sweep point reads; ``used`` lists the placeholders it has marked."""
 
@@ -56,13 +41,7 @@ class GameData:
 
     def _file(self, relpath: str) -> tuple[Any, list[Placeholder]]:
         if relpath not in self._files:
-            for base in (self.ctx.scenario_dir, self.ctx.game_dir):
-                p = (Path(base) / relpath).resolve()
-                if p.is_file():
-                    break
-            else:
-                raise DataError(f"{relpath}: data file not found in {self.ctx.scenario_dir} or {self.ctx.game_dir}")
-            self._files[relpath] = _parse(p)
+            self._files[relpath] = self.ctx.load(relpath, "")
         return self._files[relpath]
 
     def get(self, key: str) -> Any:
@@ -89,7 +68,7 @@ class GameData:
         relpath = relpath or FILES[key_path.split(".")[0].split("[")[0]]
         _, found = self._file(relpath)
         for ph in found:
-            if _within(ph.path, key_path) and ph not in self.used:
+            if is_under(ph.path, key_path) and ph not in self.used:
                 self.used.append(ph)
 
 
