@@ -16,6 +16,7 @@ import numpy as np
 from analyzer.questions import ExactMetric, Metric, Prepared
 from analyzer.scenario import Scenario, SweepPoint
 from analyzer.errors import ScenarioError
+from analyzer.gamedata import DataError
 from analyzer.stats import MetricAccumulator, MetricSummary, PairedAccumulator, Z95
 
 #: Trials per chunk: the unit of work that owns one random stream.
@@ -144,7 +145,14 @@ def exact_point(point: SweepPoint, prepared: Prepared) -> PointResult:
 def prepare_point(scenario: Scenario, point: SweepPoint) -> Prepared:
     """Compile one point, enforcing ``strict`` against every placeholder it uses."""
     ctx = scenario.context(point)
-    prepared = scenario.question.prepare(point.params, ctx)
+    try:
+        prepared = scenario.question.prepare(point.params, ctx)
+    except DataError as e:
+        if isinstance(e, ScenarioError) or str(scenario.path) in str(e):
+            raise
+        # a parameter that fails against game data, or a data file problem: name the scenario
+        where = "" if not point.swept else " (at sweep point " + ", ".join(f"{k}={v!r}" for k, v in point.swept.items()) + ")"
+        raise ScenarioError(str(scenario.path), "", f"{e}{where}") from None
     seen = {(p.path, p.source) for p in prepared.placeholders}
     for ph in list(scenario.placeholders) + list(ctx.placeholders):
         if (ph.path, ph.source) not in seen:

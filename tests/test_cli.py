@@ -163,6 +163,8 @@ BAD = [
     ({"game": "dice", "question": "pool", "seeed": 4}, "did you mean 'seed'"),
     ({"game": "dice", "question": "pool", "rules": {"nope": "x"}}, "rules.nope"),
     ("- just\n- a list\n", "YAML mapping"),
+    ({"game": "dystopian_wars", "question": "attack",
+      "params": {"attack_dice": 10, "target": {"profile": "frigatte"}}}, "did you mean 'frigate'"),
     ({**POOL, "plots": [{"kind": "heatmap", "metric": "p_sucess", "x": "dice", "y": "cancel_dice"}]}, "plots[0].metric"),
     ({**POOL, "plots": [{"kind": "line", "metric": "hits", "x": "sides"}]}, "plots[0].x"),
     ("game: dice\nquestion: pool\nparams: !!python/object/apply:os.system ['echo hi']\n", "malformed YAML"),

@@ -88,7 +88,7 @@ class AttackWave(Question):
 
         def exact_answer():
             if drawn:
-                raise ScenarioError(str(ctx.scenario_dir), "params.fighters",
+                raise ScenarioError(str(ctx.scenario_file or ctx.scenario_dir), "params.fighters",
                                     "exact mode needs every fighter's clock and altitude fixed (at least one "
                                     "position is drawn): use 'analyzer run'")
             return exact_wave(bomber, f_type, f_cell, f_prior, n_crew, metrics, ctx)
@@ -130,7 +130,7 @@ def exact_wave(bomber, f_type, f_cell, f_prior, n_crew, metrics, ctx) -> dict[st
                     widest = max(widest, len(law(g, f)))
         estimate *= widest
     if estimate > EXACT_COMBINATION_CAP:
-        raise ScenarioError(str(ctx.scenario_dir), "params.fighters",
+        raise ScenarioError(str(ctx.scenario_file or ctx.scenario_dir), "params.fighters",
                             f"exact mode would enumerate up to {estimate:,} shot-outcome combinations "
                             f"(cap {EXACT_COMBINATION_CAP:,}): too many guns can fire; use 'analyzer run'")
 

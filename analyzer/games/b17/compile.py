@@ -29,7 +29,7 @@ MAX_BINS = 1 << 14
 
 def fail(ctx: Context, path: str, message: str) -> ScenarioError:
     """A data-dependent parameter error, naming the parameter path."""
-    return ScenarioError(str(ctx.scenario_dir), path, message)
+    return ScenarioError(str(ctx.scenario_file or ctx.scenario_dir), path, message)
 
 
 def add(into: list[Placeholder], *phs: Placeholder | None) -> None:

@@ -74,4 +74,4 @@ class GameData:
 
 def param_error(ctx: Context, path: str, message: str) -> ScenarioError:
     """A parameter that fails against the game data (unknown card, U-boat, area ...)."""
-    return ScenarioError(str(ctx.scenario_dir), f"params.{path}", message)
+    return ScenarioError(str(ctx.scenario_file or ctx.scenario_dir), f"params.{path}", message)
