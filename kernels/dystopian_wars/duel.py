@@ -32,8 +32,9 @@ MAX_WEAPONS = 8
 INITIATIVE_REROLL_CAP = 100
 
 # models[side, model, F_*]
-F_SQUAD, F_HP, F_DR, F_CR, F_AA, F_CC, F_POINTS, F_HP_LOST0, F_COMMODORE, F_N_WEAPONS = range(10)
-N_FIELDS = 10
+F_SQUAD, F_HP, F_DR, F_CR, F_AA, F_CC, F_POINTS, F_HP_LOST0, F_COMMODORE, F_N_WEAPONS, \
+    F_AP, F_CAN_BOARD, F_BOARDABLE, F_DIVING = range(14)
+N_FIELDS = 14
 # weapon type codes (analyzer.games.dystopian_wars.rules.WEAPON_CODE)
 W_PRIMARY, W_SECONDARY, W_ROCKET, W_TORPEDO = 0, 1, 2, 3
 # target policies
@@ -42,15 +43,21 @@ P_FIRST, P_WEAKEST, P_STRONGEST, P_SPREAD, P_RANDOM = range(5)
 TIE_REROLL, TIE_A_FIRST, TIE_B_FIRST = range(3)
 # settings[...] (ints)
 S_POLICY_A, S_POLICY_B, S_TIE, S_INIT_DICE, S_ROUT_DICE, S_COMMODORE_BONUS, S_SMALL_HP, S_MAX_TURNS, \
-    S_RANGE_MODE, S_LOWER_BAND, S_RANGE_BANDS = range(11)
-N_SETTINGS = 11
+    S_RANGE_MODE, S_LOWER_BAND, S_RANGE_BANDS, S_BOARDING, S_BOARD_HALF, S_BOARD_DERELICT = range(14)
+N_SETTINGS = 14
 RANGE_FIXED, RANGE_CLOSING = 0, 1
 # geometry[...] (floats): start distance, speed of A, of B (NaN: slowest alive model), minimum distance, band width
-G_START, G_SPEED_A, G_SPEED_B, G_MIN_DISTANCE, G_BAND_INCHES = range(5)
+G_START, G_SPEED_A, G_SPEED_B, G_MIN_DISTANCE, G_BAND_INCHES, G_BOARD_INCHES = range(6)
+N_GEOMETRY = 6
+#: boarding range (§12: crewed models board a target within 4in)
+BOARDING_INCHES = 4.0
 
 #: metric order of the ``duel`` question
 DUEL_METRICS = ("p_win_a", "p_win_b", "p_draw", "turns", "points_destroyed_a", "points_destroyed_b",
                 "survivors_a", "survivors_b", "rout_fails_a", "rout_fails_b")
+#: appended to :data:`DUEL_METRICS` only when boarding is enabled (the kernel always records them)
+BOARDING_METRICS = ("captured_a", "captured_b")
+N_KERNEL_METRICS = len(DUEL_METRICS) + len(BOARDING_METRICS)
 #: counters: explosion chains cut, dice rolled, initiative re-roll caps hit
 N_DUEL_COUNTERS = 3
 
@@ -141,17 +148,52 @@ def choose_target(state, x, i, w, b, k, models, hp_lost, alive, n_enemy, to_hit,
     return -1
 
 
+@hot_jit
+def choose_board_target(state, x, k, models, hp_lost, alive, n_enemy, policy):
+    """The enemy model a boarder goes to (spec §7 boarding step 1), or -1 when no alive enemy
+    can be boarded. ``k`` = boardings already made in this step. Only ``random`` draws."""
+    y = 1 - x
+    best = -1
+    best_key = 0
+    n_elig = 0
+    for j in range(n_enemy):
+        if alive[y, j] == 0 or models[y, j, F_BOARDABLE] == 0:
+            continue
+        n_elig += 1
+        if policy == P_WEAKEST:
+            key = models[y, j, F_HP] - hp_lost[y, j]
+            if best < 0 or key < best_key:
+                best, best_key = j, key
+        elif policy == P_STRONGEST:
+            key = models[y, j, F_POINTS]
+            if best < 0 or key > best_key:
+                best, best_key = j, key
+        elif best < 0:
+            best = j
+    if n_elig == 0 or policy == P_FIRST or policy == P_WEAKEST or policy == P_STRONGEST:
+        return best
+    pick = k % n_elig if policy == P_SPREAD else uniform_int(state, n_elig)
+    for j in range(n_enemy):
+        if alive[y, j] == 0 or models[y, j, F_BOARDABLE] == 0:
+            continue
+        if pick == 0:
+            return j
+        pick -= 1
+    return -1
+
+
 @unmanaged_jit
 def duel_chunk(state, n, hist, moments, models, mv, w_type, w_ad, to_hit, n_models, n_squads, squads,
                settings, geometry, bands, hit_value, hit_explodes, hit_n,
                cancel_value, cancel_explodes, cancel_n, rout_value, rout_explodes, rout_n,
                d6_value, d6_explodes, d6_n, crit_values, crit_cum,
-               values, hp_lost, alive, brk, done, lost_now, dec, side_state, counters):
+               bdef_value, bdef_explodes, bdef_n, melee_value, melee_explodes, melee_n,
+               values, hp_lost, alive, brk, done, lost_now, dec, side_state, ap, counters):
     """``n`` duels recorded into ``hist[0]``/``moments[0]`` (:data:`DUEL_METRICS`).
 
     Compiled without reference counting and allocates nothing: the arrays after
     ``crit_cum`` are scratch from the driver (``side_state[x]`` = commodore lost, failed
-    rout tests). The stream state lives in scalars for the whole chunk (kept in
+    rout tests, models captured; ``ap`` = current AP, boarding only). The stream state lives in scalars for the whole chunk (kept in
     registers); it is written back to ``state`` only around the rare draws that use the
     array form (random targets, a critical table with several entries) and at the end."""
     s0, s1, s2, s3, buf, lanes = state[0], state[1], state[2], state[3], state[4], state[5]
@@ -167,6 +209,9 @@ def duel_chunk(state, n, hist, moments, models, mv, w_type, w_ad, to_hit, n_mode
                 brk[x, s] = 0
             side_state[x, 0] = 0     # commodore lost
             side_state[x, 1] = 0     # failed rout tests
+            side_state[x, 2] = 0     # models captured (boarding)
+            for i in range(n_models[x]):
+                ap[x, i] = models[x, i, F_AP]
         dist = geometry[G_START]
         max_turns = settings[S_MAX_TURNS]
         small_hp_rule = settings[S_SMALL_HP]
@@ -284,6 +329,78 @@ def duel_chunk(state, n, hist, moments, models, mv, w_type, w_ad, to_hit, n_mode
                 if not y_alive:
                     winner = x
                     break
+                # 3b. (§4 step 6) boardings within 4in, by the models of a squadron without Break
+                if settings[S_BOARDING] and not had_break:
+                    if settings[S_RANGE_MODE] == RANGE_CLOSING:
+                        in_reach = dist <= geometry[G_BOARD_INCHES]
+                    else:
+                        in_reach = band == 1
+                    if in_reach:
+                        policy = settings[S_POLICY_A + x]
+                        kb = 0
+                        for i in range(first_m, last_m):
+                            if alive[x, i] == 0 or models[x, i, F_CAN_BOARD] == 0 or ap[x, i] < 1:
+                                continue
+                            if policy == P_RANDOM:
+                                state[0], state[1], state[2], state[3], state[4], state[5] = s0, s1, s2, s3, buf, lanes
+                            j = choose_board_target(state, x, kb, models, hp_lost, alive, n_models[y], policy)
+                            if policy == P_RANDOM:
+                                s0, s1, s2, s3, buf, lanes = state[0], state[1], state[2], state[3], state[4], state[5]
+                            if j < 0:
+                                continue
+                            kb += 1
+                            committed = ap[x, i]
+                            if settings[S_BOARD_HALF]:
+                                committed = max(1, committed // 2)
+                            ap[x, i] -= committed
+                            d_ap = ap[y, j]
+                            captured = False
+                            derelict = False
+                            if d_ap == 0:
+                                a_left = committed
+                                captured = True
+                            else:
+                                v = models[y, j, F_CC] if models[x, i, F_DIVING] else models[y, j, F_AA]
+                                n_def = 0
+                                if v > 0:
+                                    n_def = max(1, v - hp_lost[y, j])
+                                s0, s1, s2, s3, buf, lanes, dh, r, dd = pool_total_locals(
+                                    s0, s1, s2, s3, buf, lanes, n_def, bdef_value, bdef_explodes, bdef_n)
+                                rolled += r
+                                dropped += dd
+                                a_now = max(0, committed - dh)
+                                s0, s1, s2, s3, buf, lanes, ha, r, dd = pool_total_locals(
+                                    s0, s1, s2, s3, buf, lanes, a_now, melee_value, melee_explodes, melee_n)
+                                rolled += r
+                                dropped += dd
+                                s0, s1, s2, s3, buf, lanes, hd, r, dd = pool_total_locals(
+                                    s0, s1, s2, s3, buf, lanes, d_ap, melee_value, melee_explodes, melee_n)
+                                rolled += r
+                                dropped += dd
+                                d_left = max(0, d_ap - ha)
+                                a_left = max(0, a_now - hd)
+                                ap[y, j] = d_left
+                                if d_left == 0 and a_left >= 1:
+                                    captured = True
+                                elif d_left == 0 and a_left == 0 and settings[S_BOARD_DERELICT]:
+                                    derelict = True
+                            if captured or derelict:
+                                alive[y, j] = 0
+                                lost_now[models[y, j, F_SQUAD]] += 1
+                                if models[y, j, F_COMMODORE]:
+                                    comm_now = True
+                                if captured:
+                                    side_state[y, 2] += 1      # the survivors stay aboard as the prize crew
+                            if not captured:
+                                ap[x, i] += a_left             # the survivors return to their ship
+                        y_alive = False
+                        for j in range(n_models[y]):
+                            if alive[y, j]:
+                                y_alive = True
+                                break
+                        if not y_alive:
+                            winner = x
+                            break
                 # 4. (7a) rout tests of the enemy squadrons that lost models, or of all of them the
                 #    first time the enemy commodore is lost
                 new_comm = comm_now and side_state[y, 0] == 0
@@ -336,6 +453,7 @@ def duel_chunk(state, n, hist, moments, models, mv, w_type, w_ad, to_hit, n_mode
             values[4 + x] = lost_points
             values[6 + x] = survivors
             values[8 + x] = side_state[x, 1]
+            values[10 + x] = side_state[x, 2]
         record(hist, moments, 0, values)
 
 
@@ -343,11 +461,12 @@ def duel_chunk(state, n, hist, moments, models, mv, w_type, w_ad, to_hit, n_mode
 def duel_run_chunk(seed, key, chunk, n, models, mv, w_type, w_ad, to_hit, n_models, n_squads, squads,
                    settings, geometry, bands, hit_value, hit_explodes, hit_n,
                    cancel_value, cancel_explodes, cancel_n, rout_value, rout_explodes, rout_n,
-                   d6_value, d6_explodes, d6_n, crit_values, crit_cum, n_bins):
+                   d6_value, d6_explodes, d6_n, crit_values, crit_cum,
+                   bdef_value, bdef_explodes, bdef_n, melee_value, melee_explodes, melee_n, n_bins):
     """One chunk of duels on its own stream, copies of the inputs and scratch (so no cache
     line is shared between threads): returns (hist[1, metric, bin], moments[1, metric, 3],
     counters)."""
-    n_metrics = len(DUEL_METRICS)
+    n_metrics = N_KERNEL_METRICS
     max_m = models.shape[1]
     max_w = w_type.shape[2]
     state = np.empty(STATE_WORDS, np.uint64)
@@ -362,9 +481,12 @@ def duel_run_chunk(seed, key, chunk, n, models, mv, w_type, w_ad, to_hit, n_mode
                cancel_value.copy(), cancel_explodes.copy(), cancel_n.copy(),
                rout_value.copy(), rout_explodes.copy(), rout_n.copy(),
                d6_value.copy(), d6_explodes.copy(), d6_n.copy(), crit_values.copy(), crit_cum.copy(),
+               bdef_value.copy(), bdef_explodes.copy(), bdef_n.copy(),
+               melee_value.copy(), melee_explodes.copy(), melee_n.copy(),
                np.zeros(n_metrics, np.int64), np.zeros((2, max_m), np.int64), np.zeros((2, max_m), np.int64),
                np.zeros((2, max_m), np.int64), np.zeros((2, max_m), np.int64), np.zeros(max_m, np.int64),
-               np.zeros((max_m * max_w, 3), np.int64), np.zeros((2, 2), np.int64), counters)
+               np.zeros((max_m * max_w, 3), np.int64), np.zeros((2, 3), np.int64), np.zeros((2, max_m), np.int64),
+               counters)
     return hist, moments, counters
 
 
@@ -373,10 +495,12 @@ def duel_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
                    models, mv, w_type, w_ad, to_hit, n_models, n_squads, squads,
                    settings, geometry, bands, hit_value, hit_explodes, hit_n,
                    cancel_value, cancel_explodes, cancel_n, rout_value, rout_explodes, rout_n,
-                   d6_value, d6_explodes, d6_n, crit_values, crit_cum, n_bins):
-    """Per-chunk (hist, moments, counters) of :data:`DUEL_METRICS` (chunks in parallel)."""
+                   d6_value, d6_explodes, d6_n, crit_values, crit_cum,
+                   bdef_value, bdef_explodes, bdef_n, melee_value, melee_explodes, melee_n, n_bins):
+    """Per-chunk (hist, moments, counters) of :data:`DUEL_METRICS` + :data:`BOARDING_METRICS`
+    (chunks in parallel; the caller drops the boarding columns when boarding is off)."""
     n_chunks = chunk_hi - chunk_lo
-    n_metrics = len(DUEL_METRICS)
+    n_metrics = N_KERNEL_METRICS
     hist = np.zeros((n_chunks, n_metrics, n_bins), np.int64)
     moments = np.zeros((n_chunks, n_metrics, 3), np.int64)
     counters = np.zeros((n_chunks, N_DUEL_COUNTERS), np.int64)
@@ -385,7 +509,8 @@ def duel_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
                                  models, mv, w_type, w_ad, to_hit, n_models, n_squads, squads,
                                  settings, geometry, bands, hit_value, hit_explodes, hit_n,
                                  cancel_value, cancel_explodes, cancel_n, rout_value, rout_explodes, rout_n,
-                                 d6_value, d6_explodes, d6_n, crit_values, crit_cum, n_bins)
+                                 d6_value, d6_explodes, d6_n, crit_values, crit_cum,
+                                 bdef_value, bdef_explodes, bdef_n, melee_value, melee_explodes, melee_n, n_bins)
         hist[c] = h[0]
         moments[c] = m[0]
         counters[c] = r

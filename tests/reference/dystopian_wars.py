@@ -1124,7 +1124,8 @@ def exact_rout_test(params, rules=None, data=None):
 
 # --------------------------------------------------------------------------- duel
 
-DUEL_KEYS = {"side_a", "side_b", "range", "target_policy", "max_turns", "critical_hp"}
+DUEL_KEYS = {"side_a", "side_b", "range", "target_policy", "max_turns", "critical_hp", "boarding"}
+BOARDING_INCHES = 4  # §12: crewed models board a target within 4in
 MODEL_KEYS = {"profile", "hp_lost", "state", "commodore", "count"}
 POLICIES = ("first", "weakest", "strongest", "spread", "random")
 
@@ -1156,7 +1157,8 @@ def _duel_compile(params, rules, data):
                            "mv": float(prof.get("mv", 0)), "points": float(prof.get("points", 0)),
                            "fast": bool(prof.get("fast", False)), "elusive": bool(prof.get("elusive", False)),
                            "state": m.get("state", "surface"), "hp_lost0": int(m.get("hp_lost", 0)),
-                           "commodore": bool(m.get("commodore", False)), "weapons": ws}
+                           "commodore": bool(m.get("commodore", False)), "weapons": ws,
+                           "ap": int(prof.get("ap", 0))}
                     if mod["state"] not in STATES or not 0 <= mod["hp_lost0"] < mod["hp"]:
                         raise ValueError(f"{key}: bad state or hp_lost")
                     n_comm += mod["commodore"]
@@ -1193,8 +1195,15 @@ def _duel_compile(params, rules, data):
     turns = int(p.get("max_turns", 6))
     if turns < 1:
         raise ValueError("max_turns >= 1")
+    board = dict(p.get("boarding") or {})
+    _check_keys(board, {"enabled", "ap_committed"}, "boarding")
+    board = {"enabled": bool(board.get("enabled", False)), "ap_committed": board.get("ap_committed", "all")}
+    if board["ap_committed"] not in ("all", "half"):
+        raise ValueError("boarding.ap_committed must be all or half")
+    if board["enabled"] and rules["boarding_defender_dice"] == "fig_md":
+        raise ValueError("boarding_defender_dice=fig_md is not available in the duel (profiles have no MD)")
     return {"sides": sides, "range": rng_, "policy": pols, "max_turns": turns,
-            "cpmf": crit_pmf(data, p.get("critical_hp"))}
+            "cpmf": crit_pmf(data, p.get("critical_hp")), "boarding": board}
 
 
 def band_of(d, rules, data):
@@ -1235,6 +1244,8 @@ def _duel_trial(c, rules, data, rng):
     brk = [[False] * len(s["squads"]) for s in sides]
     comm_lost = [False, False]
     rout_fails = [0, 0]
+    ap = [[m["ap"] for m in s["models"]] for s in sides]
+    captured = [0, 0]
     dist = c["range"]["start"] if c["range"]["mode"] == "closing" else None
     winner, turn = None, 0
 
@@ -1330,6 +1341,66 @@ def _duel_trial(c, rules, data, rng):
             if not side_alive(y):
                 winner = x
                 break
+            # 3b. boardings at 4in (§4 step 6; spec §7 "Boarding step")
+            in_reach = (dist <= BOARDING_INCHES) if c["range"]["mode"] == "closing" else band == 1
+            if c["boarding"]["enabled"] and not had_break and in_reach:
+                kb = 0
+                for i in members:
+                    am = sides[x]["models"][i]
+                    if am["state"] == "submerged" or ap[x][i] < 1:
+                        continue
+                    elig = [j for j, tm in enumerate(sides[y]["models"])
+                            if alive[y][j] and tm["state"] != "submerged" and tm["size"] != "tiny"]
+                    if not elig:
+                        continue
+                    pol = c["policy"][x]
+                    if pol == "first":
+                        j = elig[0]
+                    elif pol == "weakest":
+                        j = min(elig, key=lambda j: (sides[y]["models"][j]["hp"] - hp_lost[y][j], j))
+                    elif pol == "strongest":
+                        j = min(elig, key=lambda j: (-sides[y]["models"][j]["points"], j))
+                    elif pol == "spread":
+                        j = elig[kb % len(elig)]
+                    else:
+                        j = elig[rng.randrange(len(elig))]
+                    kb += 1
+                    tm = sides[y]["models"][j]
+                    com = ap[x][i] if c["boarding"]["ap_committed"] == "all" else max(1, ap[x][i] // 2)
+                    ap[x][i] -= com
+                    dap = ap[y][j]
+                    cap = der = False
+                    if dap == 0:
+                        cap, a_left = True, com
+                    else:
+                        nd = degrade_aux(tm["cc"] if am["state"] == "diving" else tm["aa"], hp_lost[y][j])
+                        t_def = data["boarding_defense_to_hit"]
+                        if rules["boarding_defense_dice"] == "one_per_success":
+                            dh = sum(1 for _ in range(nd) if rng.randint(1, 6) >= t_def)
+                        else:
+                            dh = roll_hits(rng, nd, t_def, 0, True, rules["modified_six"])
+                        a_now = max(0, com - dh)
+                        t_md = data["to_hit"]["melee_dice"]
+                        ex = rules["melee_dice"] == "exploding"
+                        ha = roll_hits(rng, a_now, t_md, 0, ex, rules["modified_six"])
+                        hd = roll_hits(rng, dap, t_md, 0, ex, rules["modified_six"])
+                        d_left = max(0, dap - ha)
+                        a_left = max(0, a_now - hd)
+                        ap[y][j] = d_left
+                        cap = d_left == 0 and a_left >= 1
+                        der = d_left == 0 and a_left == 0 and rules["both_zero_ap"] == "derelict"
+                    if cap or der:
+                        alive[y][j] = False
+                        lost_now[tm["squadron"]] += 1
+                        if tm["commodore"]:
+                            comm_now = True
+                        if cap:
+                            captured[y] += 1  # the surviving boarders stay aboard (prize crew)
+                    else:
+                        ap[x][i] += a_left  # survivors return to their ship
+                if not side_alive(y):
+                    winner = x
+                    break
             # 4. rout tests (7a) for enemy squadrons that lost models / all if commodore lost now
             new_comm = comm_now and not comm_lost[y]
             if new_comm:
@@ -1357,6 +1428,7 @@ def _duel_trial(c, rules, data, rng):
         res[f"points_destroyed_{tag}"] = sum(m["points"] for i, m in enumerate(ms) if not alive[x][i])
         res[f"survivors_{tag}"] = sum(alive[x])
         res[f"rout_fails_{tag}"] = rout_fails[x]
+        res[f"captured_{tag}"] = captured[x]
     return res
 
 
@@ -1366,10 +1438,11 @@ DUEL_METRICS = ("p_win_a", "p_win_b", "p_draw", "turns", "points_destroyed_a", "
 
 def _sim_duel(params, rules, data, trials, rng):
     c = _duel_compile(params, rules, data)
-    out = {k: [] for k in DUEL_METRICS}
+    names = DUEL_METRICS + (("captured_a", "captured_b") if c["boarding"]["enabled"] else ())
+    out = {k: [] for k in names}
     for _ in range(trials):
         r = _duel_trial(c, rules, data, rng)
-        for k in DUEL_METRICS:
+        for k in names:
             out[k].append(r[k])
     return out
 

@@ -3,7 +3,8 @@
 §11 shooting and damage).
 
 All models share one distance (fixed band schedule, or closing from a start distance at
-the squadrons' speeds). No positions, arcs, linked/split fire, ramming or boarding. This
+the squadrons' speeds). No positions, arcs, linked/split fire or ramming; boarding is optional
+(``boarding.enabled``, off by default: spec §7 "Boarding step"). This
 module validates the sides, compiles the fleet profiles into arrays (including the legal
 to-hit number of every attacker weapon against every target in every band) and runs
 :func:`kernels.dystopian_wars.duel.duel_histogram`.
@@ -19,7 +20,7 @@ from analyzer.games.dystopian_wars import plots as dw_plots
 from analyzer.games.dystopian_wars.common import simulate_fn, stacked_tables, table
 from analyzer.games.dystopian_wars.data import GameData, State, Strict, crit_cumulative
 from analyzer.games.dystopian_wars.rules import (SMALL_HP_CODE, WEAPON_CODE, RuleError, cancel_faces,
-                                                  hit_faces, illegal_reason, options, rout_faces,
+                                                  hit_faces, illegal_reason, options, plain_faces, rout_faces,
                                                   to_hit_number)
 from analyzer.questions import Context, Metric, Prepared, Question, register
 from kernels.dystopian_wars import duel as k
@@ -85,6 +86,12 @@ class TargetPolicy(Strict):
     b: Policy = Field("first", description="side B: first | weakest | strongest | spread | random")
 
 
+class BoardingSpec(Strict):
+    enabled: bool = Field(False, description="boardings within 4in after the fire (§4 step 6, §12)")
+    ap_committed: Literal["all", "half"] = Field(
+        "all", description="AP a boarder commits: all its current AP, or half (rounded down, at least 1)")
+
+
 class DuelParams(Strict):
     side_a: SideSpec = Field(..., description="side A: squadrons of fleet-profile models")
     side_b: SideSpec = Field(..., description="side B: squadrons of fleet-profile models")
@@ -94,6 +101,8 @@ class DuelParams(Strict):
                            json_schema_extra={"placeholder": "game length is not in the source: a turn cap "
                                                              "for the simulation"})
     critical_hp: int | None = Field(None, ge=0, le=100, description="HP per critical roll (null: data)")
+    boarding: BoardingSpec = Field(default_factory=BoardingSpec,
+                                   description="optional boarding step (off: the duel without boarding)")
 
 
 def compile_sides(p: DuelParams, gd: GameData) -> list[dict]:
@@ -106,7 +115,7 @@ def compile_sides(p: DuelParams, gd: GameData) -> list[dict]:
             for e_i, m in enumerate(sq.models):
                 where = f"params.{key}.squadrons[{s_i}].models[{e_i}]"
                 prof = gd.profile(m.profile, f"{where}.profile")
-                gd.use_profile(m.profile, *PROFILE_FIELDS)
+                gd.use_profile(m.profile, *PROFILE_FIELDS, *(("ap",) if p.boarding.enabled else ()))
                 for f in ("size", "hp", "dr", "cr"):
                     if f not in prof:
                         raise RuleError(f"{where}: profile {m.profile!r} has no {f}")
@@ -127,6 +136,7 @@ def compile_sides(p: DuelParams, gd: GameData) -> list[dict]:
                                    "mv": float(prof.get("mv", 0)), "points": float(prof.get("points", 0)),
                                    "fast": bool(prof.get("fast", False)), "elusive": bool(prof.get("elusive", False)),
                                    "state": m.state, "hp_lost": m.hp_lost, "commodore": m.commodore,
+                                   "ap": int(prof.get("ap", 0)) if p.boarding.enabled else 0,
                                    "weapons": [(w["type"], [int(a) for a in w["ad"]]) for w in weapons]})
             squads.append((first, len(models) - first))
             names.append(sq.name or "+".join(dict.fromkeys(e.profile for e in sq.models)))
@@ -161,6 +171,10 @@ def compile_arrays(sides: list[dict], rules: dict, data: dict) -> dict:
             models[x, i, k.F_HP_LOST0] = m["hp_lost"]
             models[x, i, k.F_COMMODORE] = int(m["commodore"])
             models[x, i, k.F_N_WEAPONS] = len(m["weapons"])
+            models[x, i, k.F_AP] = m["ap"]
+            models[x, i, k.F_CAN_BOARD] = int(m["state"] != "submerged")
+            models[x, i, k.F_BOARDABLE] = int(m["state"] != "submerged" and m["size"] != "tiny")
+            models[x, i, k.F_DIVING] = int(m["state"] == "diving")
             mv[x, i] = m["mv"]
             for w, (wtype, ad) in enumerate(m["weapons"]):
                 w_type[x, i, w] = WEAPON_CODE[wtype]
@@ -180,7 +194,14 @@ DUEL_NOTES = (
     "starting boardings (§8), none of which are modelled; it is tracked, removed by bravery tests and counted "
     "in rout_fails_*",
     "left out: positions, arcs, movement templates, terrain, command distance, linked/split fire, ramming, "
-    "boarding, critical effects (only their HP damage), MARs, cards",
+    "boarding (unless boarding.enabled), critical effects (only their HP damage), MARs, cards",
+)
+BOARDING_NOTES = (
+    "boarding on: within 4in (fixed range: RB1; closing: distance <= 4in) each model of the active squadron "
+    "without Break with AP >= 1 boards one enemy (target policy); only the boarded model's AA/CC defends (no "
+    "linking); one melee round; captured and derelict models count as lost (points_destroyed, survivors, win)",
+    "boarding left out: squadron-mates' AA, the 'no fire at the model you board' restriction, several boarders "
+    "on one model, prizes and recaptures, creatures and robots",
 )
 
 
@@ -192,7 +213,8 @@ class Duel(Question):
     Params = DuelParams
     rule_options = options("obscured_to_hit", "surface_vs_submerged", "primary_rb1_vs_set_number",
                            "modified_six", "fast_elusive_scope", "fractional_range", "initiative_tie",
-                           "small_hp_critical")
+                           "small_hp_critical", "melee_dice", "boarding_defender_dice", "both_zero_ap",
+                           "boarding_defense_dice")
     primary_metric = "p_win_a"
     supports_exact = False
 
@@ -206,6 +228,10 @@ class Duel(Question):
             crit = gd.critical(p.critical_hp)
         else:
             crit = (np.array([0], np.int64), np.array([1], np.int64))
+        board = p.boarding.enabled
+        if board and rules["boarding_defender_dice"] == "fig_md":
+            raise RuleError("rules.boarding_defender_dice: fig_md is not available in the duel (fleet profiles have "
+                            "no MD); use current_ap or turn boarding off")
         gd.finish()
         arrays = compile_arrays(sides, rules, data)
         rng = p.range
@@ -221,7 +247,11 @@ class Duel(Question):
         settings[k.S_RANGE_MODE] = k.RANGE_CLOSING if rng.mode == "closing" else k.RANGE_FIXED
         settings[k.S_LOWER_BAND] = int(rules["fractional_range"] == "lower_band")
         settings[k.S_RANGE_BANDS] = data["range_bands"]
-        geometry = np.zeros(5, np.float64)
+        settings[k.S_BOARDING] = int(board)
+        settings[k.S_BOARD_HALF] = int(p.boarding.ap_committed == "half")
+        settings[k.S_BOARD_DERELICT] = int(rules["both_zero_ap"] == "derelict")
+        geometry = np.zeros(k.N_GEOMETRY, np.float64)
+        geometry[k.G_BOARD_INCHES] = k.BOARDING_INCHES
         if rng.mode == "closing":
             geometry[k.G_START] = rng.start
             geometry[k.G_SPEED_A] = np.nan if rng.speed_a is None else rng.speed_a
@@ -236,6 +266,11 @@ class Duel(Question):
         rout_tab = table(rout_faces(data))
         d6_tab = table((np.arange(7, dtype=np.int64), np.zeros(7, np.bool_)))   # face sums: initiative 2D6
         crit_values, crit_cum = crit_cumulative(*crit)
+        t_def = data["boarding_defense_to_hit"] if board else 5
+        bdef_tab = table(plain_faces(t_def) if rules["boarding_defense_dice"] == "one_per_success"
+                         else hit_faces(t_def, 0, True, rules["modified_six"]))
+        melee_tab = table(hit_faces(data["to_hit"]["melee_dice"] if board else 4, 0,
+                                    rules["melee_dice"] == "exploding", rules["modified_six"]))
         total_points = int(arrays["models"][:, :, k.F_POINTS].sum(axis=1).max())
         n_bins = max(p.max_turns, total_points, k.MAX_MODELS) + 2
         scale = arrays["points_scale"]
@@ -254,13 +289,20 @@ class Duel(Question):
         ]
         assert tuple(m.name for m in metrics) == k.DUEL_METRICS
         notes = list(DUEL_NOTES)
+        if board:
+            metrics += [Metric("captured_a", f"side A models captured by boarding ({label[0]})"),
+                        Metric("captured_b", f"side B models captured by boarding ({label[1]})")]
+            notes += BOARDING_NOTES
+        n_metrics = len(metrics)
         a = arrays
 
         def kernel(seed, key, lo, hi, chunk_size, n_trials):
-            return k.duel_histogram(seed, key, lo, hi, chunk_size, n_trials, a["models"], a["mv"], a["w_type"],
-                                    a["w_ad"], a["to_hit"], a["n_models"], a["n_squads"], a["squads"], settings,
-                                    geometry, bands, hit_value, hit_explodes, hit_n, *cancel_tab, *rout_tab,
-                                    *d6_tab, crit_values, crit_cum, n_bins)
+            hist, moments, counters = k.duel_histogram(
+                seed, key, lo, hi, chunk_size, n_trials, a["models"], a["mv"], a["w_type"], a["w_ad"], a["to_hit"],
+                a["n_models"], a["n_squads"], a["squads"], settings, geometry, bands, hit_value, hit_explodes, hit_n,
+                *cancel_tab, *rout_tab, *d6_tab, crit_values, crit_cum, *bdef_tab, *melee_tab, n_bins)
+            # the kernel always records the boarding metrics (0 when off); keep the declared ones
+            return np.ascontiguousarray(hist[:, :n_metrics]), np.ascontiguousarray(moments[:, :n_metrics]), counters
 
         cap_note = (f"initiative re-roll cap (kernels.dystopian_wars.duel.INITIATIVE_REROLL_CAP = "
                     f"{k.INITIATIVE_REROLL_CAP} ties, then A first)")
