@@ -142,6 +142,10 @@ def exact_point(point: SweepPoint, prepared: Prepared) -> PointResult:
                        list(prepared.notes), 0.0, exact=True)
 
 
+class ScenarioDataError(ScenarioError, DataError):
+    """A :class:`DataError` from a question, re-raised naming the scenario file."""
+
+
 def prepare_point(scenario: Scenario, point: SweepPoint) -> Prepared:
     """Compile one point, enforcing ``strict`` against every placeholder it uses."""
     ctx = scenario.context(point)
@@ -152,7 +156,7 @@ def prepare_point(scenario: Scenario, point: SweepPoint) -> Prepared:
             raise
         # a parameter that fails against game data, or a data file problem: name the scenario
         where = "" if not point.swept else " (at sweep point " + ", ".join(f"{k}={v!r}" for k, v in point.swept.items()) + ")"
-        raise ScenarioError(str(scenario.path), "", f"{e}{where}") from None
+        raise ScenarioDataError(str(scenario.path), "", f"{e}{where}") from None
     seen = {(p.path, p.source) for p in prepared.placeholders}
     for ph in list(scenario.placeholders) + list(ctx.placeholders):
         if (ph.path, ph.source) not in seen:
