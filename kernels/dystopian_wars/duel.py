@@ -114,16 +114,15 @@ def squadron_test(s0, s1, s2, s3, buf, lanes, x, s, models, squads, alive, comm_
 
 
 @hot_jit
-def choose_target(state, x, i, w, b, k, models, hp_lost, alive, n_enemy, to_hit, policy):
-    """The enemy model a declared attack goes to (§11 declare before rolling), or -1 when no
-    alive enemy is a legal target. ``k`` = attacks already declared in this activation.
-    Only the ``random`` policy draws from ``state``."""
-    y = 1 - x
+def pick_by_policy(state, y, eligible, k, models, hp_lost, alive, n_enemy, policy):
+    """The living model ``j`` of side ``y`` with ``eligible[j] != 0`` that the target
+    policy picks, or -1 when there is none. ``k`` = picks already made this step (spread);
+    only the ``random`` policy draws from ``state``."""
     best = -1
     best_key = 0
     n_elig = 0
     for j in range(n_enemy):
-        if alive[y, j] == 0 or to_hit[x, i, w, j, b] == 0:
+        if alive[y, j] == 0 or eligible[j] == 0:
             continue
         n_elig += 1
         if policy == P_WEAKEST:
@@ -140,7 +139,7 @@ def choose_target(state, x, i, w, b, k, models, hp_lost, alive, n_enemy, to_hit,
         return best
     pick = k % n_elig if policy == P_SPREAD else uniform_int(state, n_elig)
     for j in range(n_enemy):
-        if alive[y, j] == 0 or to_hit[x, i, w, j, b] == 0:
+        if alive[y, j] == 0 or eligible[j] == 0:
             continue
         if pick == 0:
             return j
@@ -149,37 +148,17 @@ def choose_target(state, x, i, w, b, k, models, hp_lost, alive, n_enemy, to_hit,
 
 
 @hot_jit
+def choose_target(state, x, i, w, b, k, models, hp_lost, alive, n_enemy, to_hit, policy):
+    """The enemy model a declared attack goes to (§11 declare before rolling), or -1 when no
+    alive enemy is a legal target. ``k`` = attacks already declared in this activation."""
+    return pick_by_policy(state, 1 - x, to_hit[x, i, w, :, b], k, models, hp_lost, alive, n_enemy, policy)
+
+
+@hot_jit
 def choose_board_target(state, x, k, models, hp_lost, alive, n_enemy, policy):
     """The enemy model a boarder goes to (spec §7 boarding step 1), or -1 when no alive enemy
-    can be boarded. ``k`` = boardings already made in this step. Only ``random`` draws."""
-    y = 1 - x
-    best = -1
-    best_key = 0
-    n_elig = 0
-    for j in range(n_enemy):
-        if alive[y, j] == 0 or models[y, j, F_BOARDABLE] == 0:
-            continue
-        n_elig += 1
-        if policy == P_WEAKEST:
-            key = models[y, j, F_HP] - hp_lost[y, j]
-            if best < 0 or key < best_key:
-                best, best_key = j, key
-        elif policy == P_STRONGEST:
-            key = models[y, j, F_POINTS]
-            if best < 0 or key > best_key:
-                best, best_key = j, key
-        elif best < 0:
-            best = j
-    if n_elig == 0 or policy == P_FIRST or policy == P_WEAKEST or policy == P_STRONGEST:
-        return best
-    pick = k % n_elig if policy == P_SPREAD else uniform_int(state, n_elig)
-    for j in range(n_enemy):
-        if alive[y, j] == 0 or models[y, j, F_BOARDABLE] == 0:
-            continue
-        if pick == 0:
-            return j
-        pick -= 1
-    return -1
+    can be boarded. ``k`` = boardings already made in this step."""
+    return pick_by_policy(state, 1 - x, models[1 - x, :, F_BOARDABLE], k, models, hp_lost, alive, n_enemy, policy)
 
 
 @unmanaged_jit
