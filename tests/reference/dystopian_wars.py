@@ -1236,6 +1236,21 @@ def _legal(wtype, band, att_state, tgt, rules):
         return False
 
 
+
+def _pick_target(policy, elig, k, models, hp_lost, rng):
+    """The eligible enemy model index a target policy picks (spec §7 target policies);
+    ``k`` = picks already made in this step; only ``random`` draws from ``rng``."""
+    if policy == "first":
+        return elig[0]
+    if policy == "weakest":
+        return min(elig, key=lambda j: (models[j]["hp"] - hp_lost[j], j))
+    if policy == "strongest":
+        return min(elig, key=lambda j: (-models[j]["points"], j))
+    if policy == "spread":
+        return elig[k % len(elig)]
+    return elig[rng.randrange(len(elig))]
+
+
 def _duel_trial(c, rules, data, rng):
     sides = c["sides"]
     hp_lost = [[m["hp_lost0"] for m in s["models"]] for s in sides]
@@ -1304,17 +1319,7 @@ def _duel_trial(c, rules, data, rng):
                                 _legal(w["type"], band, am["state"], tm, rules)]
                         if not elig:
                             continue
-                        pol = c["policy"][x]
-                        if pol == "first":
-                            j = elig[0]
-                        elif pol == "weakest":
-                            j = min(elig, key=lambda j: (sides[y]["models"][j]["hp"] - hp_lost[y][j], j))
-                        elif pol == "strongest":
-                            j = min(elig, key=lambda j: (-sides[y]["models"][j]["points"], j))
-                        elif pol == "spread":
-                            j = elig[k % len(elig)]
-                        else:
-                            j = elig[rng.randrange(len(elig))]
+                        j = _pick_target(c["policy"][x], elig, k, sides[y]["models"], hp_lost[y], rng)
                         k += 1
                         declared.append((i, w, j))
             # 3. resolve in declaration order
@@ -1353,17 +1358,7 @@ def _duel_trial(c, rules, data, rng):
                             if alive[y][j] and tm["state"] != "submerged" and tm["size"] != "tiny"]
                     if not elig:
                         continue
-                    pol = c["policy"][x]
-                    if pol == "first":
-                        j = elig[0]
-                    elif pol == "weakest":
-                        j = min(elig, key=lambda j: (sides[y]["models"][j]["hp"] - hp_lost[y][j], j))
-                    elif pol == "strongest":
-                        j = min(elig, key=lambda j: (-sides[y]["models"][j]["points"], j))
-                    elif pol == "spread":
-                        j = elig[kb % len(elig)]
-                    else:
-                        j = elig[rng.randrange(len(elig))]
+                    j = _pick_target(c["policy"][x], elig, kb, sides[y]["models"], hp_lost[y], rng)
                     kb += 1
                     tm = sides[y]["models"][j]
                     com = ap[x][i] if c["boarding"]["ap_committed"] == "all" else max(1, ap[x][i] // 2)
