@@ -11,8 +11,8 @@ import numba
 from analyzer import outputs, plots
 from analyzer.errors import ScenarioError
 from analyzer.questions import Prepared
-from analyzer.runner import (PointResult, exact_point, paired_summary, prepare_point,
-                             simulate_point, stream_key, summarize)
+from analyzer.runner import (MIN_PAIRED_BATCHES, PointResult, exact_point, paired_chunk_size, paired_summary,
+                             prepare_point, simulate_point, stream_key, summarize)
 from analyzer.scenario import Scenario
 from analyzer.stats import MetricSummary
 
@@ -127,6 +127,10 @@ def compare(a: Scenario, b: Scenario, *, progress: ProgressFactory | None = None
         raise ScenarioError(str(a.path), "precision", "compare runs a fixed trial count; use --trials")
     b.spec.seed = a.spec.seed
     b.spec.trials = a.spec.trials
+    if a.spec.trials < MIN_PAIRED_BATCHES:
+        raise ScenarioError(str(a.path), "trials", f"got {a.spec.trials}; compare needs at least "
+                            f"{MIN_PAIRED_BATCHES} trials per point for an honest paired CI of B - A")
+    chunk_size = paired_chunk_size(a.spec.trials)
     tick = progress(f"{a.name} vs {b.name}", 2 * _planned_trials(a)) if progress else None
     out = []
     for pa, pb in zip(a.points, b.points):
@@ -137,7 +141,7 @@ def compare(a: Scenario, b: Scenario, *, progress: ProgressFactory | None = None
                                 "needs the same metric list")
         key = stream_key("compare", a.spec.game, a.spec.question, pa.index)
         acc_a, paired, acc_b = simulate_point(
-            a, pa, prep_a, key=key, paired_with=prep_b,
+            a, pa, prep_a, key=key, paired_with=prep_b, chunk_size=chunk_size,
             on_progress=(lambda n: tick(2 * n)) if tick else None)
         ra = summarize(pa, prep_a, acc_a)
         rb = summarize(pb, prep_b, acc_b)

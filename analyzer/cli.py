@@ -14,6 +14,7 @@ from rich.table import Table
 
 from analyzer import api, questions, scenario as scenario_mod
 from analyzer.errors import ScenarioError
+from analyzer.paths import UnsafePathError
 from analyzer.gamedata import DataError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=(
@@ -148,7 +149,7 @@ def run(
             wall = time.perf_counter() - t0
             run_dir, summary = api.write_run(sc, results, out, mode="monte_carlo", threads=used_threads,
                                              wall_seconds=wall, formats=("png", "svg") if svg else ("png",))
-        except (ScenarioError, DataError) as e:
+        except (ScenarioError, DataError, UnsafePathError) as e:
             _fail(str(e))
         summary["run_dir"] = str(run_dir)
         summaries.append(summary)
@@ -176,8 +177,11 @@ def exact(
         _fail(str(e))
     run_dir = None
     if write:
-        run_dir, summary = api.write_run(sc, results, out, mode="exact", threads=1,
-                                         wall_seconds=time.perf_counter() - t0)
+        try:
+            run_dir, summary = api.write_run(sc, results, out, mode="exact", threads=1,
+                                             wall_seconds=time.perf_counter() - t0)
+        except UnsafePathError as e:
+            _fail(str(e))
         summary["run_dir"] = str(run_dir)
     else:
         from analyzer import outputs
@@ -286,7 +290,7 @@ def plot(
         _fail(f"{run_dir}: not a run folder (needs points.parquet and plotmeta.json)")
     try:
         written = render(run_dir, ("png", "svg") if svg else ("png",))
-    except PlotError as e:
+    except (PlotError, UnsafePathError) as e:
         _fail(f"{run_dir}: {e}")
     for p in written:
         err.print(f"[green]wrote[/] {p}")

@@ -63,6 +63,26 @@ def _check_table(face_value, face_explodes) -> tuple[np.ndarray, np.ndarray]:
     return fv, fe
 
 
+def pool_bins(n_dice: int, face_value, face_explodes, sds: float = 20.0) -> int:
+    """Histogram bins for a pool of ``n_dice``: its exact mean plus ``sds`` standard
+    deviations (at least 2 bins, at most 2**20).
+
+    One die's chain is ``Y = V + X * Y'`` (``V`` the face's value, ``X`` whether it
+    explodes, ``Y'`` a fresh chain), so with ``p = P(X)``:
+    ``E[Y] = E[V] / (1 - p)`` and ``E[Y^2] = (E[V^2] + 2 E[VX] E[Y]) / (1 - p)``.
+    Values above the last bin are still counted exactly in the moments; only the
+    distribution's last bin then means "or more" (and the run says how often).
+    """
+    fv = np.asarray(face_value, dtype=np.float64)[1:]
+    fe = np.asarray(face_explodes, dtype=np.float64)[1:]
+    p = fe.mean()
+    mean = fv.mean() / (1.0 - p)
+    second = (np.mean(fv * fv) + 2.0 * np.mean(fv * fe) * mean) / (1.0 - p)
+    sd = np.sqrt(max(second - mean * mean, 0.0))
+    top = n_dice * mean + sds * sd * np.sqrt(max(n_dice, 1)) + sds * fv.max()
+    return int(min(max(np.ceil(top) + 2, 2), 2 ** 20))
+
+
 def _batches(trials: int):
     n_chunks = -(-trials // CHUNK_TRIALS)
     for lo in range(0, n_chunks, BATCH_CHUNKS):
@@ -75,28 +95,38 @@ class PoolCounts:
     explosion_caps_hit: int      # chains cut by kernels.dice.EXPLOSION_DEPTH_CAP
     dice_rolled: int
     clipped: int                 # trials whose value exceeded the last bin
+    total: int                   # exact sum of the values over all trials
+    total_sq: int                # exact sum of their squares
+    at_least_need: int           # trials whose value was >= need (exact, whatever the bins)
 
 
 def simulate_pool(n_dice: int, face_value, face_explodes, *, trials: int, seed: int, key: int = 0,
-                  cancel_dice: int = 0, cancel_value=None, n_bins: int | None = None) -> PoolCounts:
-    """Histogram of ``max(0, pool - cancellations)`` over ``trials`` trials."""
+                  cancel_dice: int = 0, cancel_value=None, n_bins: int | None = None,
+                  need: int = 1) -> PoolCounts:
+    """Histogram of ``max(0, pool - cancellations)`` over ``trials`` trials, with its
+    exact moments and how many trials reached ``need``."""
     n_dice = _need_int("n_dice", n_dice, 0, 10_000)
     cancel_dice = _need_int("cancel_dice", cancel_dice, 0, 10_000)
     trials = _need_int("trials", trials, 1)
+    need = _need_int("need", need, 0)
     fv, fe = _check_table(face_value, face_explodes)
     table = _k.pool_table(fv, fe)
     cancel = _k.pool_table(*(CANCEL_TABLE if cancel_value is None else
                              (cancel_value, np.zeros(len(cancel_value), np.bool_))))
     if n_bins is None:
-        n_bins = int(fv.max()) * n_dice + 8 * int(fv.max()) * max(1, int(np.sqrt(n_dice))) + 32
+        n_bins = pool_bins(n_dice, fv, fe)
+    n_bins = _need_int("n_bins", n_bins, 2)
     counts = np.zeros(n_bins, np.int64)
-    counters = np.zeros(3, np.int64)
+    moments = np.zeros((2, 3), np.int64)
+    counters = np.zeros(2, np.int64)
     for lo, hi in _batches(trials):
-        h, c = _k.pool_histogram(seed, key, lo, hi, CHUNK_TRIALS, trials, n_dice, *table,
-                                 cancel_dice, *cancel, n_bins)
-        counts += h.sum(axis=0)
+        h, m, c = _k.pool_histogram(seed, key, lo, hi, CHUNK_TRIALS, trials, n_dice, *table,
+                                    cancel_dice, *cancel, n_bins, need)
+        counts += h[:, 0].sum(axis=0)
+        moments += m.sum(axis=0)
         counters += c.sum(axis=0)
-    return PoolCounts(counts, int(counters[0]), int(counters[1]), int(counters[2]))
+    return PoolCounts(counts, int(counters[0]), int(counters[1]), int(moments[0, 2]),
+                      int(moments[0, 0]), int(moments[0, 1]), int(moments[1, 0]))
 
 
 def simulate_roll_under(*, trials: int, seed: int, key: int = 0, n_dice: int = 3, sides: int = 10,

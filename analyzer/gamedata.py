@@ -65,14 +65,41 @@ class DataError(ValueError):
     """A game data file is missing or malformed (message names file and field)."""
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses a key written twice in one mapping (YAML says keys
+    are unique; PyYAML would silently keep the last). Keys brought in by a ``<<`` merge may
+    still be overridden by the mapping's own keys, as YAML merge keys intend."""
+
+
+def _construct_unique_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False):
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":
+            continue
+        key = loader.construct_object(key_node, deep=True)
+        try:
+            first = seen.setdefault(key, key_node.start_mark.line)
+        except TypeError:
+            continue  # an unhashable key: construct_mapping reports it
+        if first != key_node.start_mark.line:
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping", node.start_mark,
+                f"duplicate key {key!r} (first given on line {first + 1}); each key may appear once",
+                key_node.start_mark)
+    return yaml.SafeLoader.construct_mapping(loader, node, deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_unique_mapping)
+
+
 def read_yaml(path: Path) -> Any:
-    """``yaml.safe_load`` a file (never constructs Python objects)."""
+    """Parse a YAML file safely (never constructs Python objects; duplicate keys refused)."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as e:
         raise DataError(f"{path}: cannot read file: {e.strerror}") from None
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader subclass)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" line {mark.line + 1} column {mark.column + 1}" if mark else ""
@@ -106,3 +133,15 @@ def is_under(path: str, prefix: str) -> bool:
 
 def file_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+_FILE_SHA: dict[tuple[Path, int, int], str] = {}
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file's bytes, computed once per (file, modification time, size)."""
+    st = Path(path).stat()
+    key = (Path(path), st.st_mtime_ns, st.st_size)
+    if key not in _FILE_SHA:
+        _FILE_SHA[key] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return _FILE_SHA[key]

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyzer import __version__
+from analyzer import __version__, paths
 from analyzer.runner import CHUNK_TRIALS, PointResult
 
 SUMMARY_STATS = ("mean", "se", "ci_low", "ci_high")
@@ -129,32 +129,53 @@ def manifest_dict(scenario, results: list[PointResult], *, threads: int, wall_se
         "trials_per_second": trials / wall_seconds if wall_seconds > 0 and trials else None,
         "python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
         "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "data_files": unique_data_files(results),
+        "points": [{"point": r.point.index, "swept": _json_value(r.point.swept), "rules": r.point.rules,
+                    "placeholders": [{"path": ph.path, "value": _json_value(ph.value), "source": ph.source}
+                                     for ph in r.placeholders],
+                    "data_files": [f["path"] + " (" + f["origin"] + ")" for f in r.data_files]}
+                   for r in results],
     }
 
 
-def write_parquet(df: pd.DataFrame, path: Path) -> None:
-    df.to_parquet(path, index=False, engine="pyarrow")
+def unique_data_files(results: list[PointResult]) -> list[dict]:
+    """Every data file any point read: path (relative to the scenario's folder when
+    ``origin`` is ``scenario``, to the game's shipped data when ``shipped``) and SHA-256."""
+    out: list[dict] = []
+    for r in results:
+        for f in r.data_files:
+            if f not in out:
+                out.append(f)
+    return out
 
 
-def write_json(obj: Any, path: Path) -> None:
-    path.write_text(json.dumps(obj, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+def write_parquet(df: pd.DataFrame, path: Path) -> Path:
+    return paths.write_atomic(path.parent, path.name, lambda fh: df.to_parquet(fh, index=False, engine="pyarrow"))
+
+
+def write_json(obj: Any, path: Path) -> Path:
+    text = (json.dumps(obj, indent=2, sort_keys=False) + "\n").encode("utf-8")
+    return paths.write_atomic(path.parent, path.name, lambda fh: fh.write(text))
 
 
 def new_run_dir(out_root: Path, scenario_name: str, digest: str) -> tuple[Path, Path]:
-    """(temporary folder to fill, final folder to rename it to)."""
+    """(temporary folder to fill, final folder to rename it to).
+
+    The scenario's name is someone else's text: it becomes one safe folder name
+    (:func:`analyzer.paths.slug`) that must lie under ``out_root``."""
     stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
-    base = out_root / scenario_name
-    base.mkdir(parents=True, exist_ok=True)
-    final = base / f"{stamp}-{digest[:8]}"
+    base = paths.make_dir(Path(out_root), scenario_name)
+    final = paths.inside(base, f"{stamp}-{digest[:8]}")
     n = 1
     while final.exists():
         n += 1
-        final = base / f"{stamp}-{digest[:8]}-{n}"
+        final = paths.inside(base, f"{stamp}-{digest[:8]}-{n}")
     tmp = Path(tempfile.mkdtemp(prefix=".partial-", dir=base))
     return tmp, final
 
 
 def commit_run_dir(tmp: Path, final: Path) -> Path:
+    paths.check_under(tmp.parent, final.parent)
     os.replace(tmp, final)
     return final
 

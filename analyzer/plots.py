@@ -19,6 +19,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from analyzer import paths  # noqa: E402
 from analyzer.stats import Z95  # noqa: E402
 
 STYLE = {"figure.dpi": 110, "axes.spines.top": False, "axes.spines.right": False,
@@ -283,10 +284,9 @@ def render(run_dir: Path, formats: tuple[str, ...] = ("png",), question=None, sp
             figs += question.plots(meta, points, dists)
         for stem, fig in figs:
             for fmt in formats:
-                path = run_dir / f"{stem}.{fmt}"
-                tmp = path.with_name(f".{path.name}.tmp")
-                fig.savefig(tmp, format=fmt, bbox_inches="tight")
-                tmp.replace(path)
-                written.append(path)
+                # stems carry metric and data names: paths.write_atomic makes them one safe
+                # file name inside the run folder and never writes through a planted link
+                written.append(paths.write_atomic(
+                    run_dir, f"{stem}.{fmt}", lambda fh: fig.savefig(fh, format=fmt, bbox_inches="tight")))
             plt.close(fig)
     return written

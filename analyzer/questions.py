@@ -65,7 +65,16 @@ class ExactMetric:
     probs: np.ndarray | None = None
 
 
-SimulateFn = Callable[[int, int, int, int, int, int], tuple[np.ndarray, np.ndarray]]
+SimulateFn = Callable[[int, int, int, int, int, int], tuple[np.ndarray, ...]]
+
+
+@dataclass(frozen=True)
+class Counter:
+    """One column of a kernel's per-chunk ``counters``: what it counts and whether a
+    non-zero total is worth a note in every output (a cap hit, a clip, a rule cut)."""
+
+    name: str
+    note: str = ""  # the note's text before ": N"; empty = recorded, never noted
 
 
 @dataclass
@@ -73,7 +82,9 @@ class Prepared:
     """A validated sweep point compiled to arrays, ready for its kernel.
 
     ``simulate(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials)`` returns the per-chunk
-    ``(hist[chunk, metric, bin], moments[chunk, metric, 3])`` of :mod:`kernels.record`.
+    ``(hist[chunk, metric, bin], moments[chunk, metric, 3])`` of :mod:`kernels.record`, and
+    a third array ``counters[chunk, k]`` when ``counters`` declares its columns: the
+    runner sums them and notes every non-zero one that has a note.
     """
 
     metrics: list[Metric]
@@ -82,6 +93,8 @@ class Prepared:
     exact: Callable[[], dict[str, ExactMetric]] | None = None
     placeholders: list[Placeholder] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    data_files: list[dict] = field(default_factory=list)  # filled by the runner from Context
+    counters: tuple[Counter, ...] = ()
 
 
 @dataclass
@@ -93,14 +106,23 @@ class Context:
     game_dir: Path
     scenario_file: Path | None = None  # for error messages that must name the file
     placeholders: list[Placeholder] = field(default_factory=list)
+    #: every data file this point read: {"path", "origin" (scenario|shipped), "sha256"}
+    data_files: list[dict] = field(default_factory=list)
 
     def find(self, relpath: str) -> Path:
-        """A game data file: relative to the scenario's folder first, then the game's."""
-        from analyzer.gamedata import DataError
+        """A game data file: relative to the scenario's folder first, then the game's.
 
-        for base in (self.scenario_dir, self.game_dir):
+        The file found is recorded in :attr:`data_files` with its SHA-256, so a run's
+        manifest says which data (a copy beside the scenario, or the shipped one) made it.
+        """
+        from analyzer.gamedata import DataError, file_sha256
+
+        for origin, base in (("scenario", self.scenario_dir), ("shipped", self.game_dir)):
             p = (Path(base) / relpath).resolve()
             if p.is_file():
+                entry = {"path": Path(relpath).as_posix(), "origin": origin, "sha256": file_sha256(p)}
+                if entry not in self.data_files:
+                    self.data_files.append(entry)
                 return p
         raise DataError(f"{relpath}: data file not found in {self.scenario_dir} or {self.game_dir}")
 

@@ -17,6 +17,7 @@ from analyzer.questions import ExactMetric, Metric, Prepared
 from analyzer.scenario import Scenario, SweepPoint
 from analyzer.errors import ScenarioError
 from analyzer.gamedata import DataError
+from kernels.record import chunk_sizes
 from analyzer.stats import MetricAccumulator, MetricSummary, PairedAccumulator, Z95
 
 #: Trials per chunk: the unit of work that owns one random stream.
@@ -39,9 +40,17 @@ def point_key(scenario: Scenario, point: SweepPoint) -> int:
     return stream_key(scenario.spec.game, scenario.spec.question, point.swept)
 
 
-def chunk_sizes(chunk_lo: int, chunk_hi: int, n_trials: int) -> np.ndarray:
-    lo = np.arange(chunk_lo, chunk_hi, dtype=np.int64) * CHUNK_TRIALS
-    return np.clip(np.minimum(lo + CHUNK_TRIALS, n_trials) - lo, 0, None)
+#: ``compare`` cuts a point's trials into at least this many chunks (smaller chunks when
+#: there are few trials), so its batch-means CI of B - A rests on >= 64 independent
+#: paired batches; below this many trials it refuses (a CI would not be honest).
+MIN_PAIRED_BATCHES = 64
+
+
+def paired_chunk_size(n_trials: int) -> int:
+    """Chunk size ``compare`` uses: ``CHUNK_TRIALS``, or less so that there are at least
+    :data:`MIN_PAIRED_BATCHES` chunks (down to one trial per chunk, the per-trial paired
+    variance)."""
+    return max(1, min(CHUNK_TRIALS, n_trials // MIN_PAIRED_BATCHES))
 
 
 @dataclass
@@ -58,6 +67,7 @@ class PointResult:
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     exact: bool = False
+    data_files: list[dict] = field(default_factory=list)  # see Context.data_files
 
 
 def _check_precision_metric(scenario: Scenario, prepared: Prepared) -> int:
@@ -72,17 +82,20 @@ def _check_precision_metric(scenario: Scenario, prepared: Prepared) -> int:
 
 def simulate_point(scenario: Scenario, point: SweepPoint, prepared: Prepared, *,
                    key: int | None = None, on_progress: Callable[[int], None] | None = None,
-                   paired_with: Prepared | None = None) -> tuple[MetricAccumulator, PairedAccumulator | None, MetricAccumulator | None]:
+                   paired_with: Prepared | None = None,
+                   chunk_size: int = CHUNK_TRIALS) -> tuple[MetricAccumulator, PairedAccumulator | None, MetricAccumulator | None]:
     """Run the kernel(s) of one point batch by batch.
 
     With ``paired_with`` the other scenario's kernel runs on the same chunk streams and a
-    :class:`PairedAccumulator` of B - A is kept (``analyzer compare``).
+    :class:`PairedAccumulator` of B - A is kept (``analyzer compare``, which also passes a
+    smaller ``chunk_size`` when there are few trials: see :func:`paired_chunk_size`).
     """
     spec = scenario.spec
     key = point_key(scenario, point) if key is None else key
     n_metrics = len(prepared.metrics)
-    acc = MetricAccumulator(n_metrics, prepared.n_bins)
-    acc_b = MetricAccumulator(len(paired_with.metrics), paired_with.n_bins) if paired_with else None
+    acc = MetricAccumulator(n_metrics, prepared.n_bins, len(prepared.counters))
+    acc_b = (MetricAccumulator(len(paired_with.metrics), paired_with.n_bins, len(paired_with.counters))
+             if paired_with else None)
     paired = PairedAccumulator(n_metrics) if paired_with else None
     if spec.precision is None:
         n_trials = spec.trials
@@ -91,17 +104,18 @@ def simulate_point(scenario: Scenario, point: SweepPoint, prepared: Prepared, *,
         n_trials = spec.max_trials or DEFAULT_MAX_TRIALS
         target_m = _check_precision_metric(scenario, prepared)
         metric = prepared.metrics[target_m]
-    n_chunks = -(-n_trials // CHUNK_TRIALS)
+    n_chunks = -(-n_trials // chunk_size)
     for lo in range(0, n_chunks, BATCH_CHUNKS):
         hi = min(lo + BATCH_CHUNKS, n_chunks)
-        hist, moments = prepared.simulate(spec.seed, key, lo, hi, CHUNK_TRIALS, n_trials)
-        acc.add_chunks(hist, moments)
+        sizes = chunk_sizes(lo, hi, n_trials, chunk_size)
+        hist, moments, *counters = prepared.simulate(spec.seed, key, lo, hi, chunk_size, n_trials)
+        acc.add_chunks(hist, moments, *counters)
         if paired_with is not None:
-            hist_b, moments_b = paired_with.simulate(spec.seed, key, lo, hi, CHUNK_TRIALS, n_trials)
-            acc_b.add_chunks(hist_b, moments_b)
-            paired.add_chunks(moments, moments_b, chunk_sizes(lo, hi, n_trials))
+            hist_b, moments_b, *counters_b = paired_with.simulate(spec.seed, key, lo, hi, chunk_size, n_trials)
+            acc_b.add_chunks(hist_b, moments_b, *counters_b)
+            paired.add_chunks(moments, moments_b, sizes)
         if on_progress is not None:
-            on_progress(int(chunk_sizes(lo, hi, n_trials).sum()))
+            on_progress(int(sizes.sum()))
         if target_m is not None and acc.trials > 1:
             s = acc.summary(target_m, metric.scale, metric.is_probability)
             if s.half_width < spec.precision:
@@ -119,11 +133,14 @@ def summarize(point: SweepPoint, prepared: Prepared, acc: MetricAccumulator,
         if acc.clipped(m):
             clipped[metric.name] = acc.clipped(m)
     notes = list(prepared.notes)
+    for counter, n in zip(prepared.counters, acc.counters):
+        if counter.note and n > 0:
+            notes.append(f"{counter.note}: {int(n):,}")
     for name, n in clipped.items():
         notes.append(f"{name}: {n} trials above the histogram's top bin (mean and SE stay exact; "
                      f"the distribution's last bin means 'or more')")
     return PointResult(point, prepared.metrics, acc.trials, summaries, dists, clipped,
-                       list(prepared.placeholders), notes, seconds)
+                       list(prepared.placeholders), notes, seconds, data_files=list(prepared.data_files))
 
 
 def exact_point(point: SweepPoint, prepared: Prepared) -> PointResult:
@@ -139,7 +156,7 @@ def exact_point(point: SweepPoint, prepared: Prepared) -> PointResult:
             dists[metric.name] = (np.asarray(a.values)[keep], np.asarray(a.probs)[keep])
     metrics = [m for m in prepared.metrics if m.name in summaries]
     return PointResult(point, metrics, 0, summaries, dists, {}, list(prepared.placeholders),
-                       list(prepared.notes), 0.0, exact=True)
+                       list(prepared.notes), 0.0, exact=True, data_files=list(prepared.data_files))
 
 
 class ScenarioDataError(ScenarioError, DataError):
@@ -157,8 +174,9 @@ def prepare_point(scenario: Scenario, point: SweepPoint) -> Prepared:
         # a parameter that fails against game data, or a data file problem: name the scenario
         where = "" if not point.swept else " (at sweep point " + ", ".join(f"{k}={v!r}" for k, v in point.swept.items()) + ")"
         raise ScenarioDataError(str(scenario.path), "", f"{e}{where}") from None
+    prepared.data_files = list(ctx.data_files)
     seen = {(p.path, p.source) for p in prepared.placeholders}
-    for ph in list(scenario.placeholders) + list(ctx.placeholders):
+    for ph in list(point.placeholders) + list(ctx.placeholders):
         if (ph.path, ph.source) not in seen:
             prepared.placeholders.append(ph)
             seen.add((ph.path, ph.source))

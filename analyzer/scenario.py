@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from analyzer import questions as registry
 from analyzer.errors import ScenarioError, show, suggest
-from analyzer.gamedata import DataError, Placeholder, file_digest, read_yaml, unwrap
+from analyzer.gamedata import DataError, Placeholder, file_digest, is_under, read_yaml, unwrap
 
 DEFAULT_SEED = 20261129
 DEFAULT_TRIALS = 200_000
@@ -36,7 +36,7 @@ class ScenarioFile(BaseModel):
     question: str
     seed: int = Field(DEFAULT_SEED, ge=0, lt=2**63)
     trials: int | None = Field(None, gt=0)
-    precision: float | None = Field(None, gt=0)
+    precision: float | None = Field(None, gt=0, allow_inf_nan=False)
     max_trials: int | None = Field(None, gt=0)
     precision_metric: str | None = None
     strict: bool = False
@@ -61,6 +61,9 @@ class SweepPoint:
     swept: dict[str, Any]          # the swept values at this point (dotted path -> value)
     params: BaseModel              # validated parameters
     rules: dict[str, str]          # all rule options, defaults filled in
+    #: placeholders in this point's parameters: those of ``params`` that no swept value
+    #: replaces, those written in its swept values, and placeholder defaults it left unset
+    placeholders: list[Placeholder] = field(default_factory=list)
 
 
 @dataclass
@@ -70,7 +73,6 @@ class Scenario:
     spec: ScenarioFile
     question: registry.Question
     points: list[SweepPoint]
-    placeholders: list[Placeholder] = field(default_factory=list)  # from params and defaults
 
     @property
     def name(self) -> str:
@@ -197,9 +199,35 @@ def _plain(value: Any) -> Any:
     return getattr(value, "value", value)
 
 
+def refuse_coercion(file: str, raw: Any, validated: Any, path: str, where: str = "") -> None:
+    """Raise where validation turned a YAML boolean into a number or a number (or string)
+    into a boolean: pydantic's lax mode reads ``trials: yes`` as 1 trial. ``raw`` is the
+    data as written, ``validated`` the model built from it, walked together."""
+    if isinstance(raw, bool) and not isinstance(validated, bool) and isinstance(validated, (int, float)):
+        raise ScenarioError(file, path + where, f"got {show(raw)} (a YAML boolean); allowed: a number")
+    if isinstance(validated, bool) and not isinstance(raw, bool):
+        raise ScenarioError(file, path + where, f"got {show(raw)}; allowed: true or false")
+    if isinstance(raw, dict):
+        for key, value in raw.items():
+            if isinstance(validated, BaseModel):
+                if key not in type(validated).model_fields:
+                    continue
+                sub = getattr(validated, key)
+            elif isinstance(validated, dict) and key in validated:
+                sub = validated[key]
+            else:
+                continue
+            refuse_coercion(file, value, sub, f"{path}.{key}" if path else str(key), where)
+    elif isinstance(raw, list) and isinstance(validated, (list, tuple)) and len(raw) == len(validated):
+        for i, (r, v) in enumerate(zip(raw, validated)):
+            refuse_coercion(file, r, v, f"{path}[{i}]", where)
+
+
 def _validate_params(file: str, question: registry.Question, params: dict, where: str) -> BaseModel:
     try:
-        return question.Params.model_validate(params)
+        model = question.Params.model_validate(params)
+        refuse_coercion(file, params, model, "params", where)
+        return model
     except ValidationError as e:
         err = e.errors()[0]
         loc = tuple(err["loc"])
@@ -234,11 +262,24 @@ def load(path: str | Path, *, trials: int | None = None, precision: float | None
     if not isinstance(raw, dict):
         raise ScenarioError(file, "", f"a scenario must be a YAML mapping with keys game, question, "
                             f"params...; got {type(raw).__name__}")
+    # command-line overrides pass through the same model as the file's own values
+    overrides = {k: v for k, v in (("seed", seed), ("trials", trials), ("precision", precision)) if v is not None}
+    if "trials" in overrides:
+        raw = {k: v for k, v in raw.items() if k != "precision"}
+    if "precision" in overrides:
+        raw = {k: v for k, v in raw.items() if k != "trials"}
+    given = raw
+    raw = {**raw, **overrides}
     try:
         spec = ScenarioFile.model_validate(raw)
+        refuse_coercion(file, {k: v for k, v in raw.items() if k not in ("params", "sweep", "plots", "rules")},
+                        spec, "")
     except ValidationError as e:
         err = e.errors()[0]
         loc = _loc_path(tuple(err["loc"]))
+        if err["loc"] and err["loc"][0] in overrides and given.get(err["loc"][0]) != overrides[err["loc"][0]]:
+            raise ScenarioError(file, f"--{err['loc'][0]} (command line)",
+                                f"got {show(err.get('input'))}; {_allowed_from_error(err)}") from None
         if err["type"] == "extra_forbidden":
             raise ScenarioError(file, loc, f"unknown key{suggest(err['loc'][-1], ScenarioFile.model_fields)}; "
                                 f"allowed: {', '.join(ScenarioFile.model_fields)}") from None
@@ -259,14 +300,6 @@ def load(path: str | Path, *, trials: int | None = None, precision: float | None
         raise ScenarioError(file, "question", f"unknown question {spec.question!r} for game {spec.game}"
                             f"{suggest(spec.question, names)}; allowed: {', '.join(names)}")
 
-    if seed is not None:
-        spec.seed = seed
-    if trials is not None:
-        spec.trials, spec.precision = trials, None
-    if precision is not None:
-        spec.precision, spec.trials = precision, None
-    if spec.trials is not None and spec.trials <= 0:
-        raise ScenarioError(file, "trials", f"got {spec.trials}; must be > 0")
     if spec.trials is None and spec.precision is None:
         spec.trials = DEFAULT_TRIALS
     cap = spec.trials if spec.precision is None else (spec.max_trials or 100 * DEFAULT_TRIALS * 50)
@@ -288,11 +321,13 @@ def load(path: str | Path, *, trials: int | None = None, precision: float | None
             _check_param_path(file, question.Params, key, f"sweep.{key}")
 
     keys = list(spec.sweep)
+    # a swept value may itself be a labelled placeholder: {ph: 3, note: ...}
+    sweep_values = {k: [unwrap(v, f"params.{k}", source=file) for v in spec.sweep[k]] for k in keys}
     points: list[SweepPoint] = []
-    for index, combo in enumerate(itertools.product(*(spec.sweep[k] for k in keys))):
+    for index, combo in enumerate(itertools.product(*(sweep_values[k] for k in keys))):
         p = copy.deepcopy(params_raw)
         point_rules = dict(rules)
-        swept = dict(zip(keys, combo))
+        swept = {k: value for k, (value, _) in zip(keys, combo)}
         for k, v in swept.items():
             if k.startswith("rules."):
                 point_rules[k[6:]] = str(v)
@@ -300,14 +335,14 @@ def load(path: str | Path, *, trials: int | None = None, precision: float | None
                 _set_path(p, k, v)
         where = "" if not swept else f" (at sweep point {', '.join(f'{k}={show(v)}' for k, v in swept.items())})"
         params = _validate_params(file, question, p, where)
-        points.append(SweepPoint(index, swept, params, point_rules))
-
-    placeholders = list(param_placeholders)
-    for ph in param_default_placeholders(points[0].params):
-        placeholders.append(ph)
-    if spec.precision_metric is not None:
-        pass  # checked against the prepared metrics by the runner (metrics may depend on params)
-    return Scenario(path, text, spec, question, points, placeholders)
+        replaced = [f"params.{k}" for k in keys if not k.startswith("rules.")]
+        used = [ph for ph in param_placeholders if not any(is_under(ph.path, r) for r in replaced)]
+        for _, found in combo:
+            used.extend(found)
+        used.extend(param_default_placeholders(params))
+        points.append(SweepPoint(index, swept, params, point_rules, used))
+    # precision_metric is checked against the prepared metrics by the runner
+    return Scenario(path, text, spec, question, points)
 
 
 def expand_targets(targets: list[str]) -> list[Path]:

@@ -17,14 +17,18 @@ import numpy as np
 from numba import prange
 
 from kernels._jit import hot_jit, jit, parallel_jit
-from kernels.record import chunk_trials
+from kernels.record import N_MOMENTS, chunk_trials
 from kernels.rng import (_LANES, _LOW16, _S16, _TWO16, _U0, _U1, STATE_WORDS, next_u64,
                          roll_die, seed_stream, xoshiro_step)
 
-#: Longest chain of explosions one die may start before the chain is cut and counted.
-#: With 6s exploding, reaching it has probability 6**-64: the counter exists so that a
-#: table where every face explodes (an input error) cannot hang a kernel.
-EXPLOSION_DEPTH_CAP = 64
+#: Longest chain of explosions (generations of extra dice) a pool may roll before the
+#: chain is cut and the cut counted. It must never bias a result the questions accept:
+#: the most explosive die they allow is a d100 exploding on 2+ (P(explode) = 0.99), whose
+#: chain reaches 10,000 generations with probability 0.99**10000 ~ 2e-44 (a d6 exploding
+#: on 6: 6**-10000). An earlier cap of 64 cut half of such chains and biased the mean
+#: (one d100 die: 24.4 hits instead of 51.0). The cap exists so that a table where every
+#: face explodes (an input error refused at the edge) cannot hang a kernel.
+EXPLOSION_DEPTH_CAP = 10_000
 
 
 def pool_table(face_value, face_explodes, max_group_faces=1296):
@@ -161,19 +165,22 @@ def roll_under_identified(state, n_dice, sides, face_offset, out):
 @parallel_jit
 def pool_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
                    n_dice, group_value, group_explodes, group_n,
-                   n_cancel, cancel_value, cancel_explodes, cancel_n, n_bins):
-    """Histogram of ``max(0, pool_total - cancellations)`` per chunk.
+                   n_cancel, cancel_value, cancel_explodes, cancel_n, n_bins, need):
+    """Per chunk: ``max(0, pool_total - cancellations)`` (metric 0) and whether it is
+    ``>= need`` (metric 1), as the runner's ``(hist, moments, counters)``.
 
     Both pools come as :func:`pool_table` tables. With ``n_cancel = 0`` this is the plain
-    exploding pool; with a cancellation table
-    (Dystopian Wars AA/CC: a 5 cancels 1 hit, a 6 cancels 2) it is the net hits after
-    defensive dice. Values >= ``n_bins - 1`` land in the last bin (counted in
-    ``counters[:, 2]``). Returns ``(hist[chunk, value], counters[chunk, 3])`` with
-    counters = (explosion caps hit, dice rolled, values clipped).
+    exploding pool; with a cancellation table (Dystopian Wars AA/CC: a 5 cancels 1 hit, a
+    6 cancels 2) it is the net hits after defensive dice. ``moments[c, m]`` holds the
+    exact sum and sum of squares and, in column 2, the trials whose value lay above the
+    histogram's last bin (clipped into it: only the distribution's last bin is "or
+    more"; the mean, its SE and ``P(>= need)`` are exact whatever ``n_bins`` is).
+    ``counters[c]`` = (explosion chains cut at ``EXPLOSION_DEPTH_CAP``, dice rolled).
     """
     n_chunks = chunk_hi - chunk_lo
-    hist = np.zeros((n_chunks, n_bins), np.int64)
-    counters = np.zeros((n_chunks, 3), np.int64)
+    hist = np.zeros((n_chunks, 2, n_bins), np.int64)
+    moments = np.zeros((n_chunks, 2, N_MOMENTS), np.int64)
+    counters = np.zeros((n_chunks, 2), np.int64)
     top = n_bins - 1
     for c in prange(n_chunks):
         state = np.empty(STATE_WORDS, np.uint64)
@@ -183,7 +190,11 @@ def pool_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
         dropped = 0
         rolled = 0
         clipped = 0
-        for _ in range(chunk_trials(chunk, chunk_size, n_trials)):
+        total = 0
+        total_sq = 0
+        successes = 0
+        n = chunk_trials(chunk, chunk_size, n_trials)
+        for _ in range(n):
             s0, s1, s2, s3, buf, lanes, hits, r, d = pool_total_locals(
                 s0, s1, s2, s3, buf, lanes, n_dice, group_value, group_explodes, group_n)
             rolled += r
@@ -194,14 +205,24 @@ def pool_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
                 rolled += r
                 dropped += d
                 hits = max(hits - cancels, 0)
+            total += hits
+            total_sq += hits * hits
+            if hits >= need:
+                successes += 1
             if hits > top:
                 hits = top
                 clipped += 1
-            hist[c, hits] += 1
+            hist[c, 0, hits] += 1
+        hist[c, 1, 0] = n - successes
+        hist[c, 1, 1] = successes
+        moments[c, 0, 0] = total
+        moments[c, 0, 1] = total_sq
+        moments[c, 0, 2] = clipped
+        moments[c, 1, 0] = successes
+        moments[c, 1, 1] = successes
         counters[c, 0] = dropped
         counters[c, 1] = rolled
-        counters[c, 2] = clipped
-    return hist, counters
+    return hist, moments, counters
 
 
 @parallel_jit

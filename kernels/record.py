@@ -46,3 +46,9 @@ def chunk_trials(chunk, chunk_size, n_trials):
     lo = chunk * chunk_size
     hi = min(lo + chunk_size, n_trials)
     return max(hi - lo, 0)
+
+
+def chunk_sizes(chunk_lo: int, chunk_hi: int, n_trials: int, chunk_size: int) -> np.ndarray:
+    """Trials in each chunk ``chunk_lo .. chunk_hi - 1`` (plain numpy, for the Python side)."""
+    lo = np.arange(chunk_lo, chunk_hi, dtype=np.int64) * chunk_size
+    return np.clip(np.minimum(lo + chunk_size, n_trials) - lo, 0, None)

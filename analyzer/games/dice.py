@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from analyzer import dice, exact
 from analyzer.games._adapt import rows_from_histograms, threshold_rows
-from analyzer.questions import Context, ExactMetric, Metric, Prepared, Question, register
+from analyzer.questions import Context, Counter, ExactMetric, Metric, Prepared, Question, register
 from kernels import dice as k
 
 
@@ -49,24 +49,31 @@ class Pool(Question):
         fv, fe = dice.hit_table(p.hit_on, p.double_on, p.explode_on, p.sides)
         table = k.pool_table(fv, fe)
         cancel = k.pool_table(*dice.CANCEL_TABLE)
-        n_bins = int(fv.max()) * p.dice + 8 * int(fv.max()) * max(1, int(np.sqrt(p.dice))) + 32
+        n_bins = dice.pool_bins(p.dice, fv, fe)
+        notes: list[str] = []
 
         def simulate(seed, key, lo, hi, chunk_size, n_trials):
-            h, _ = k.pool_histogram(seed, key, lo, hi, chunk_size, n_trials, p.dice, *table,
-                                    p.cancel_dice, *cancel, n_bins)
-            return rows_from_histograms([h, threshold_rows(h, p.need)], n_bins)
+            return k.pool_histogram(seed, key, lo, hi, chunk_size, n_trials, p.dice, *table,
+                                    p.cancel_dice, *cancel, n_bins, p.need)
 
         def exact_answer():
             d = exact.pool(p.dice, fv, fe)
             if p.cancel_dice:
                 d = exact.net_of_cancellations(d, exact.pool(p.cancel_dice, *dice.CANCEL_TABLE))
+            if d.truncated_mass > 0:
+                notes.append(f"exact: explosion series summed until a longer chain has probability "
+                             f"< {exact.EXPLOSION_TAIL:g}; mass left out {d.truncated_mass:.2e}")
             ps = d.p_at_least(p.need)
             return {"hits": ExactMetric(d.mean(), d.values, d.probs),
                     "p_success": ExactMetric(ps, np.array([0, 1]), np.array([1 - ps, ps]))}
 
         metrics = [Metric("hits", "successes (net of cancellations)"),
                    Metric("p_success", f"P(successes >= {p.need})", "probability")]
-        return Prepared(metrics, n_bins, simulate, exact_answer)
+        counters = (Counter("explosion_caps", f"explosion chains cut at kernels.dice.EXPLOSION_DEPTH_CAP = "
+                                              f"{k.EXPLOSION_DEPTH_CAP} generations (their dice are dropped: "
+                                              f"results are biased low)"),
+                    Counter("dice_rolled"))
+        return Prepared(metrics, n_bins, simulate, exact_answer, notes=notes, counters=counters)
 
 
 class RollUnderParams(_Strict):

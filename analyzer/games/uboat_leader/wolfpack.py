@@ -18,7 +18,7 @@ from analyzer.games.uboat_leader import plots
 from analyzer.games.uboat_leader.data import CAMPAIGN_DIR, GameData, param_error
 from analyzer.games.uboat_leader.rules import WOLFPACK_OPTIONS
 from analyzer.questions import Context, ExactMetric, Metric, Prepared, Question, register
-from analyzer.runner import chunk_sizes
+from kernels.record import chunk_sizes
 from kernels.uboat_leader import wolfpack as k
 
 NOTE_KEYS = ("join_min", "stress_results", "attacked_modifier", "stress_per_result", "alerted_per_result",
@@ -119,7 +119,7 @@ class Wolfpack(Question):
 
         def simulate(seed, key, lo, hi, chunk_size, n_trials):
             if p.radio_call:  # no rolls: every trial is the same
-                sizes = chunk_sizes(lo, hi, n_trials)
+                sizes = chunk_sizes(lo, hi, n_trials, chunk_size)
                 hists = []
                 for v in (1 + k_, 0, 0, so):
                     h = np.zeros((hi - lo, v + 1), np.int64)
