@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ClassVar
@@ -65,7 +66,7 @@ class ExactMetric:
     probs: np.ndarray | None = None
 
 
-SimulateFn = Callable[[int, int, int, int, int, int], tuple[np.ndarray, ...]]
+KernelFn = Callable[..., tuple[np.ndarray, np.ndarray, np.ndarray]]
 
 
 @dataclass(frozen=True)
@@ -77,24 +78,57 @@ class Counter:
     note: str = ""  # the note's text before ": N"; empty = recorded, never noted
 
 
-@dataclass
-class Prepared:
-    """A validated sweep point compiled to arrays, ready for its kernel.
+@dataclass(frozen=True)
+class ExactAnswer(Mapping):
+    """What an exact mode returns when it has something to say beside the metrics (e.g.
+    the probability mass an explosion series left out). Reads like the dict of metrics;
+    a plain dict is the same answer with no notes."""
 
-    ``simulate(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials)`` returns the per-chunk
-    ``(hist[chunk, metric, bin], moments[chunk, metric, 3])`` of :mod:`kernels.record`, and
-    a third array ``counters[chunk, k]`` when ``counters`` declares its columns: the
-    runner sums them and notes every non-zero one that has a note.
+    metrics: dict[str, ExactMetric]
+    notes: tuple[str, ...] = ()
+
+    def __getitem__(self, name: str) -> ExactMetric:
+        return self.metrics[name]
+
+    def __iter__(self):
+        return iter(self.metrics)
+
+    def __len__(self) -> int:
+        return len(self.metrics)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A validated sweep point compiled to arrays: the kernel-result contract.
+
+    The runner calls ``kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins,
+    args)``, which returns ``(hist[chunk, metric, bin], moments[chunk, metric, N_MOMENTS],
+    counters[chunk, k])`` (:mod:`kernels.driver`). The first ``len(metrics)`` metric
+    columns are the question's (a kernel may record more that a point does not report);
+    column ``k`` of the counters means ``counters[k]``, summed by the runner and noted
+    when non-zero. ``derived_notes(summaries, exact)``, when given, runs after the point
+    is summarised (rankings and other notes computed from the final metrics).
+    Nothing here changes after ``prepare`` returns.
     """
 
     metrics: list[Metric]
     n_bins: int
-    simulate: SimulateFn
-    exact: Callable[[], dict[str, ExactMetric]] | None = None
-    placeholders: list[Placeholder] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    data_files: list[dict] = field(default_factory=list)  # filled by the runner from Context
-    counters: tuple[Counter, ...] = ()
+    kernel: KernelFn | None = field(default=None, kw_only=True)
+    args: tuple = field(default=(), kw_only=True)
+    counters: tuple[Counter, ...] = field(default=(), kw_only=True)
+    exact: Callable[[], "dict[str, ExactMetric] | ExactAnswer"] | None = field(default=None, kw_only=True)
+    placeholders: tuple[Placeholder, ...] = field(default=(), kw_only=True)
+    notes: tuple[str, ...] = field(default=(), kw_only=True)
+    derived_notes: Callable[[dict, bool], list[str]] | None = field(default=None, kw_only=True)
+    data_files: tuple[dict, ...] = field(default=(), kw_only=True)  # set by the runner from Context
+
+    def run_kernel(self, seed: int, key: int, chunk_lo: int, chunk_hi: int, chunk_size: int,
+                   n_trials: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """One batch of chunks: the kernel's arrays cut to this point's metrics."""
+        hist, moments, counters = self.kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
+                                              self.n_bins, self.args)
+        m = len(self.metrics)
+        return hist[:, :m], moments[:, :m], counters
 
 
 @dataclass

@@ -6,6 +6,7 @@ trial count: never on the thread count, the batch size or which worker ran a chu
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -13,7 +14,7 @@ from typing import Callable
 
 import numpy as np
 
-from analyzer.questions import ExactMetric, Metric, Prepared
+from analyzer.questions import ExactAnswer, ExactMetric, Metric, Prepared
 from analyzer.scenario import Scenario, SweepPoint
 from analyzer.errors import ScenarioError
 from analyzer.gamedata import DataError
@@ -68,6 +69,7 @@ class PointResult:
     seconds: float = 0.0
     exact: bool = False
     data_files: list[dict] = field(default_factory=list)  # see Context.data_files
+    counters: dict[str, int] = field(default_factory=dict)  # kernel counters, summed
 
 
 def _check_precision_metric(scenario: Scenario, prepared: Prepared) -> int:
@@ -108,11 +110,11 @@ def simulate_point(scenario: Scenario, point: SweepPoint, prepared: Prepared, *,
     for lo in range(0, n_chunks, BATCH_CHUNKS):
         hi = min(lo + BATCH_CHUNKS, n_chunks)
         sizes = chunk_sizes(lo, hi, n_trials, chunk_size)
-        hist, moments, *counters = prepared.simulate(spec.seed, key, lo, hi, chunk_size, n_trials)
-        acc.add_chunks(hist, moments, *counters)
+        hist, moments, counters = prepared.run_kernel(spec.seed, key, lo, hi, chunk_size, n_trials)
+        acc.add_chunks(hist, moments, counters)
         if paired_with is not None:
-            hist_b, moments_b, *counters_b = paired_with.simulate(spec.seed, key, lo, hi, chunk_size, n_trials)
-            acc_b.add_chunks(hist_b, moments_b, *counters_b)
+            hist_b, moments_b, counters_b = paired_with.run_kernel(spec.seed, key, lo, hi, chunk_size, n_trials)
+            acc_b.add_chunks(hist_b, moments_b, counters_b)
             paired.add_chunks(moments, moments_b, sizes)
         if on_progress is not None:
             on_progress(int(sizes.sum()))
@@ -139,12 +141,17 @@ def summarize(point: SweepPoint, prepared: Prepared, acc: MetricAccumulator,
     for name, n in clipped.items():
         notes.append(f"{name}: {n} trials above the histogram's top bin (mean and SE stay exact; "
                      f"the distribution's last bin means 'or more')")
-    return PointResult(point, prepared.metrics, acc.trials, summaries, dists, clipped,
-                       list(prepared.placeholders), notes, seconds, data_files=list(prepared.data_files))
+    if prepared.derived_notes is not None:
+        notes.extend(prepared.derived_notes(summaries, False))
+    return PointResult(point, list(prepared.metrics), acc.trials, summaries, dists, clipped,
+                       list(prepared.placeholders), notes, seconds, data_files=list(prepared.data_files),
+                       counters={c.name: int(n) for c, n in zip(prepared.counters, acc.counters)})
 
 
 def exact_point(point: SweepPoint, prepared: Prepared) -> PointResult:
-    answers: dict[str, ExactMetric] = prepared.exact()
+    answer = prepared.exact()
+    answers: dict[str, ExactMetric] = answer.metrics if isinstance(answer, ExactAnswer) else answer
+    notes = list(prepared.notes) + (list(answer.notes) if isinstance(answer, ExactAnswer) else [])
     summaries, dists = {}, {}
     for metric in prepared.metrics:
         if metric.name not in answers:
@@ -155,8 +162,10 @@ def exact_point(point: SweepPoint, prepared: Prepared) -> PointResult:
             keep = np.asarray(a.probs) > 0
             dists[metric.name] = (np.asarray(a.values)[keep], np.asarray(a.probs)[keep])
     metrics = [m for m in prepared.metrics if m.name in summaries]
+    if prepared.derived_notes is not None:
+        notes.extend(prepared.derived_notes(summaries, True))
     return PointResult(point, metrics, 0, summaries, dists, {}, list(prepared.placeholders),
-                       list(prepared.notes), 0.0, exact=True, data_files=list(prepared.data_files))
+                       notes, 0.0, exact=True, data_files=list(prepared.data_files))
 
 
 class ScenarioDataError(ScenarioError, DataError):
@@ -174,15 +183,16 @@ def prepare_point(scenario: Scenario, point: SweepPoint) -> Prepared:
         # a parameter that fails against game data, or a data file problem: name the scenario
         where = "" if not point.swept else " (at sweep point " + ", ".join(f"{k}={v!r}" for k, v in point.swept.items()) + ")"
         raise ScenarioDataError(str(scenario.path), "", f"{e}{where}") from None
-    prepared.data_files = list(ctx.data_files)
-    seen = {(p.path, p.source) for p in prepared.placeholders}
+    used = list(prepared.placeholders)
+    seen = {(p.path, p.source) for p in used}
     for ph in list(point.placeholders) + list(ctx.placeholders):
         if (ph.path, ph.source) not in seen:
-            prepared.placeholders.append(ph)
+            used.append(ph)
             seen.add((ph.path, ph.source))
-    if scenario.spec.strict and prepared.placeholders:
-        listed = "; ".join(str(p) for p in prepared.placeholders[:5])
-        more = f" and {len(prepared.placeholders) - 5} more" if len(prepared.placeholders) > 5 else ""
+    prepared = dataclasses.replace(prepared, placeholders=tuple(used), data_files=tuple(ctx.data_files))
+    if scenario.spec.strict and used:
+        listed = "; ".join(str(p) for p in used[:5])
+        more = f" and {len(used) - 5} more" if len(used) > 5 else ""
         raise ScenarioError(str(scenario.path), "strict",
                             f"strict: true refuses placeholder values: {listed}{more}. "
                             f"Fill them with your copy of the rules or set strict: false")

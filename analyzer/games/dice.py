@@ -9,7 +9,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from analyzer import dice, exact
-from analyzer.games._adapt import rows_from_histograms, threshold_rows
+from analyzer.games._adapt import POOL_COUNTERS, rows_from_histograms, threshold_rows
 from analyzer.questions import Context, Counter, ExactMetric, Metric, Prepared, Question, register
 from kernels import dice as k
 
@@ -69,10 +69,7 @@ class Pool(Question):
 
         metrics = [Metric("hits", "successes (net of cancellations)"),
                    Metric("p_success", f"P(successes >= {p.need})", "probability")]
-        counters = (Counter("explosion_caps", f"explosion chains cut at kernels.dice.EXPLOSION_DEPTH_CAP = "
-                                              f"{k.EXPLOSION_DEPTH_CAP} generations (their dice are dropped: "
-                                              f"results are biased low)"),
-                    Counter("dice_rolled"))
+        counters = POOL_COUNTERS
         return Prepared(metrics, n_bins, simulate, exact_answer, notes=notes, counters=counters)
 
 

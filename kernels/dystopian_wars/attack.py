@@ -16,13 +16,11 @@ per-attack path (:func:`resolve_attack_locals`) is inlined, where it pays.
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
-from kernels._jit import hot_jit, parallel_jit
+from kernels._jit import hot_jit, parallel_jit, unmanaged_jit
 from kernels.dice import pool_total, pool_total_locals
-from kernels._jit import unmanaged_jit
-from kernels.record import chunk_trials, record
-from kernels.rng import STATE_WORDS, seed_stream, uniform_int
+from kernels.driver import no_workspace, run_trials
+from kernels.rng import uniform_int
 
 #: rules.small_hp_critical codes (a model that STARTED with <= 2 HP, §11 damage)
 SMALL_HP_TWO_DAMAGE = 0
@@ -138,33 +136,24 @@ def resolve_attack_locals(s0, s1, s2, s3, buf, lanes, state, n_dice, t, hit_valu
     return s0, s1, s2, s3, buf, lanes, hits, dmg, rolled, dropped
 
 
+@unmanaged_jit
+def attack_trial(state, values, counters, ws, args):
+    """One attack: the values of :data:`ATTACK_METRICS`; counters (explosion caps hit, dice rolled)."""
+    (n_dice, hit_value, hit_explodes, hit_n, n_defense, cancel_value, cancel_explodes, cancel_n,
+     dr, cr, hp, hp_lost, small_hp_rule, crit_values, crit_cum) = args
+    hits = attack_hits(state, n_dice, hit_value, hit_explodes, hit_n,
+                       n_defense, cancel_value, cancel_explodes, cancel_n, counters)
+    dmg = attack_damage(state, hits, dr, cr, hp, hp_lost, True, small_hp_rule, crit_values, crit_cum)
+    values[0] = hits
+    values[1] = 1 if hits >= dr else 0
+    values[2] = 1 if hits >= cr else 0
+    values[3] = hits // cr
+    values[4] = dmg
+    values[5] = 1 if dmg >= hp - hp_lost else 0
+
+
 @parallel_jit
-def attack_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
-                     n_dice, hit_value, hit_explodes, hit_n,
-                     n_defense, cancel_value, cancel_explodes, cancel_n,
-                     dr, cr, hp, hp_lost, small_hp_rule, crit_values, crit_cum, n_bins):
-    """Per-chunk (hist, moments) of :data:`ATTACK_METRICS` for one attack, and per-chunk
-    counters (explosion caps hit, dice rolled)."""
-    n_chunks = chunk_hi - chunk_lo
-    hist = np.zeros((n_chunks, len(ATTACK_METRICS), n_bins), np.int64)
-    moments = np.zeros((n_chunks, len(ATTACK_METRICS), 3), np.int64)
-    counters = np.zeros((n_chunks, N_COUNTERS), np.int64)
-    remaining = hp - hp_lost
-    for c in prange(n_chunks):
-        state = np.empty(STATE_WORDS, np.uint64)
-        seed_stream(state, seed, key, chunk_lo + c)
-        values = np.zeros(len(ATTACK_METRICS), np.int64)
-        row = np.zeros(N_COUNTERS, np.int64)
-        for _ in range(chunk_trials(chunk_lo + c, chunk_size, n_trials)):
-            hits = attack_hits(state, n_dice, hit_value, hit_explodes, hit_n,
-                               n_defense, cancel_value, cancel_explodes, cancel_n, row)
-            dmg = attack_damage(state, hits, dr, cr, hp, hp_lost, True, small_hp_rule, crit_values, crit_cum)
-            values[0] = hits
-            values[1] = 1 if hits >= dr else 0
-            values[2] = 1 if hits >= cr else 0
-            values[3] = hits // cr
-            values[4] = dmg
-            values[5] = 1 if dmg >= remaining else 0
-            record(hist, moments, c, values)
-        counters[c, :] = row
-    return hist, moments, counters
+def attack_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, args):
+    """Per-chunk (hist, moments, counters) of :data:`ATTACK_METRICS` (:mod:`kernels.driver`)."""
+    return run_trials(attack_trial, no_workspace, args, seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
+                      len(ATTACK_METRICS), n_bins, N_COUNTERS)

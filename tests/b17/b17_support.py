@@ -44,7 +44,7 @@ def run_kernel(prepared, trials: int, seed: int, key: int = 11) -> dict[str, McM
     acc = MetricAccumulator(len(prepared.metrics), prepared.n_bins)
     n_chunks = -(-trials // CHUNK_TRIALS)
     for lo in range(0, n_chunks, BATCH_CHUNKS):
-        hist, moments = prepared.simulate(seed, key, lo, min(lo + BATCH_CHUNKS, n_chunks), CHUNK_TRIALS, trials)
+        hist, moments, _ = prepared.run_kernel(seed, key, lo, min(lo + BATCH_CHUNKS, n_chunks), CHUNK_TRIALS, trials)
         acc.add_chunks(hist, moments)
     out = {}
     for m, metric in enumerate(prepared.metrics):

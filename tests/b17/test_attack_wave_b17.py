@@ -208,7 +208,7 @@ def test_same_seed_same_result_with_1_and_2_threads():
     try:
         for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
             numba.set_num_threads(threads)
-            runs.append(prepared.simulate(SEED, 5, 0, 6, 4096, 6 * 4096 - 100))
+            runs.append(prepared.run_kernel(SEED, 5, 0, 6, 4096, 6 * 4096 - 100))
     finally:
         numba.set_num_threads(before)
     assert np.array_equal(runs[0][0], runs[1][0]) and np.array_equal(runs[0][1], runs[1][1])

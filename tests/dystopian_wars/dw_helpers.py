@@ -38,7 +38,7 @@ def simulate(prepared, trials: int, seed: int = SEED, key: int = 7) -> MetricAcc
     acc = MetricAccumulator(len(prepared.metrics), prepared.n_bins)
     n_chunks = -(-trials // CHUNK_TRIALS)
     for lo in range(0, n_chunks, BATCH_CHUNKS):
-        hist, moments = prepared.simulate(seed, key, lo, min(lo + BATCH_CHUNKS, n_chunks), CHUNK_TRIALS, trials)
+        hist, moments, _ = prepared.run_kernel(seed, key, lo, min(lo + BATCH_CHUNKS, n_chunks), CHUNK_TRIALS, trials)
         acc.add_chunks(hist, moments)
     return acc
 

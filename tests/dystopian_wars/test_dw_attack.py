@@ -69,7 +69,7 @@ def test_critical_table_from_data(tmp_path):
     path.write_text(yaml.safe_dump(doc))
     params = {"attack_dice": 14, "target": {"dr": 4, "cr": 5, "hp": 8}}
     prepared, ctx = prepare("attack", params, scenario_dir=tmp_path)
-    assert not [p for p in prepared.placeholders + ctx.placeholders if "critical_default" in p.path]
+    assert not [p for p in list(prepared.placeholders) + ctx.placeholders if "critical_default" in p.path]
     exact = prepared.exact()
     theirs = ref.exact_attack(params, {}, {**ref.load_data(), "critical_table": doc["critical_table"]})
     assert exact["hp_damage"].mean == pytest.approx(float(sum(v * p for v, p in theirs["hp_damage"].items())), abs=1e-9)

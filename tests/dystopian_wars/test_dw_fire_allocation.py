@@ -70,13 +70,16 @@ def test_fire_allocation_exact_matches_reference_oracle(params):
 
 
 def test_ranking_notes_name_the_best_allocation():
+    from analyzer.runner import exact_point, summarize
     prepared, _ = prepare("fire_allocation", TURRETS["params"])
-    simulate(prepared, 20_000)
-    ranking = sorted(n for n in prepared.notes if n.startswith("rank "))
+    notes = summarize(None, prepared, simulate(prepared, 20_000)).notes
+    ranking = sorted(n for n in notes if n.startswith("rank "))
     assert len(ranking) == 21
     assert ranking[0].startswith("rank 01 by hp_damage: A20 ") and ranking[0].endswith("w1:6>T3")  # split wins
-    prepared.exact()
-    assert sorted(n for n in prepared.notes if n.startswith("rank "))[0].startswith("rank 01 by hp_damage: A20 ")
+    assert "[95% CI" in ranking[0]
+    exact_notes = exact_point(None, prepared).notes
+    assert sorted(n for n in exact_notes if n.startswith("rank "))[0].startswith("rank 01 by hp_damage: A20 ")
+    assert not [n for n in prepared.notes if n.startswith("rank ")]  # nothing written back into Prepared
 
 
 def test_explicit_allocations_are_checked():

@@ -18,6 +18,7 @@ import itertools
 import math
 import pathlib
 import random
+import types
 from fractions import Fraction
 
 import yaml
@@ -53,7 +54,6 @@ RULE_OPTIONS = {
 
 WEAPON_TYPES = ("primary", "secondary", "rocket", "torpedo", "bomb", "mine")
 DEGRADING = ("primary", "secondary")          # §11 "Damage to AD" (gunnery); AA/CC handled apart
-SMALL_RULE_WEAPONS = ("primary", "secondary", "rocket", "torpedo", "bomb")  # §11 "Small targets"
 STATES = ("surface", "flying", "diving", "submerged", "obscured")
 SIZES = ("tiny", "small", "medium", "large", "massive")
 AIR = ("flying", "obscured")
@@ -277,75 +277,154 @@ def degrade_aux(v, hp_lost):
 
 
 # --------------------------------------------------------------------------- to-hit (§1, §9, §11)
+# Written from the source text (seeds/004_1678e5eb2581ff8c.txt, Italian), row by row; each row
+# quotes its source line. Not transcribed from the analyzer, and it does not read data["to_hit"]
+# (the game data file holds the same numbers; the oracle checks the code against the source).
+# Model states in the source: di superficie = surface, volante = flying, oscurato = obscured
+# (a flyer "verso le nuvole"), subacqueo = a diving model on the surface ("I modelli subacquei
+# ... sono considerati in superficie tranne quando sono immersi"), sommerso/immerso = submerged.
+
+EVERY_STATE = STATES
+GUNNERY_ETC = ("primary", "secondary", "rocket", "torpedo", "bomb")  # "batterie (anche tesla), razzi, siluri e bombe"
+
+# The hit table "Colpire e danneggiare un bersaglio ... In generale:" (source lines 416-420):
+# (firing model's states, target states, "hits on N or more", the source line).
+# Exactly one row matches any (firer, target) pair of states.
+HIT_TABLE = (
+    (("flying", "obscured"), ("flying", "surface"), 4,
+     "un modello volante che tira a un altro volante o a un modello di superficie colpisce al 4,5,6"),
+    (("surface",), ("flying", "surface"), 4,
+     "un modello di superficie che tira a un volante o a un altro di superficie colpisce al 4,5,6"),
+    (("diving", "submerged"), ("flying", "surface"), 4,
+     "un modello subacqueo che tira a un volante o a un modello di superficie colpisce al 4,5,6"),
+    (EVERY_STATE, ("obscured", "submerged"), 6,
+     "un modello che tira a un modello oscurato o sommerso colpisce al 6"),
+    (EVERY_STATE, ("diving",), 5,
+     "un modello che tira a un modello subacqueo colpisce al 5 o al 6"),
+)
+
+# Amb 1 (rules.obscured_to_hit = size_based): for these sizes this row replaces the obscured
+# part of the row above (source line 427, "Modelli aerei").
+OBSCURED_BY_SIZE = (("medium", "large", "massive"), 5,
+                    "i modelli oscurati di taglia enorme, grande e media saranno colpiti al 5 o al 6")
+
+# Rules that set the number to roll ("Altre invece modificano il numero che devi ottenere per
+# colpire", §1). (name, number, source line); when each applies: _set_numbers().
+SET_NUMBERS = {
+    "obscured_firer": (6, "Un modello\\segnalino colpisce ed è colpito al 6 se è oscurato."),
+    "small_target": (5, "Se un modello di prima classe (capital class) utilizza batterie (anche tesla), "
+                        "razzi, siluri e bombe contro un bersaglio piccolo ... colpirà il bersaglio "
+                        "piccolo solo al 5 o al 6"),
+    "fast_target": (6, "i modelli veloci (fast target) saranno colpiti al 6"),
+    "elusive_target": (5, "i modelli elusivi (elusive target) al 5 o al 5."),   # typo, read 5-6
+    "bomb_vs_flyer": (5, "[bombe] possono essere usate contro i volanti solo se saranno di dimensione "
+                         "grande o enorme e colpiranno al 5 o al 6"),
+    "mine_vs_flyer": (5, "[mine] possono essere usate da modelli volanti contro altri volanti solo se "
+                         "saranno di dimensione grande o enorme e colpiranno al 5 o al 6"),
+}
+
+# "le armi primarie hanno un -1 per colpire nella fascia di tiro 1 (se colpiscono al 4+ in
+# range band 1 colpiranno al 3+)" (source line 408).
+PRIMARY_RB1_STEP = -1
+# "NOTA: un risultato di 1 è sempre un fallimento." (source line 415): never better than 2+.
+NATURAL_ONE_FAILS = 2
+
+
+def _state_row(firer_state, tgt, rules):
+    """The hit-table number for this firer/target pair (Amb 1 by rules.obscured_to_hit)."""
+    rows = [n for firers, targets, n, _ in HIT_TABLE if firer_state in firers and tgt["state"] in targets]
+    assert len(rows) == 1, (firer_state, tgt["state"])
+    sizes, n_by_size, _ = OBSCURED_BY_SIZE
+    if tgt["state"] == "obscured" and rules["obscured_to_hit"] == "size_based" and tgt["size"] in sizes:
+        return n_by_size
+    return rows[0]
+
+
+def _set_numbers(weapon, attacker, tgt, rules):
+    """Names of the SET_NUMBERS rows that apply to this attack."""
+    names = []
+    # "Le mine sono considerate al livello di superficie indipendentemente dal modello che le
+    # sgancia": an obscured model's mine is not fired from the clouds.
+    if attacker["state"] == "obscured" and weapon != "mine":
+        names.append("obscured_firer")
+    # mines "ignorano le regole speciali per colpire i bersagli piccoli, veloci ed elusivi";
+    # AA and CC "utilizzano altri valori" (they are not attacks of this function).
+    if weapon in GUNNERY_ETC:
+        if attacker["capital"] and tgt["size"] == "small":
+            names.append("small_target")
+        # Amb 7: fast/elusive for Capital-Class firers only (capital_only) or for every firer (all)
+        if attacker["capital"] or rules["fast_elusive_scope"] == "all":
+            if tgt.get("fast"):
+                names.append("fast_target")
+            if tgt.get("elusive"):
+                names.append("elusive_target")
+    if tgt["state"] in AIR:
+        if weapon == "bomb":
+            names.append("bomb_vs_flyer")
+        elif weapon == "mine":
+            names.append("mine_vs_flyer")
+    return names
+
+
+def to_hit_number(weapon, band, attacker, tgt, rules, data=None):
+    """Final to-hit number (2..6) from the source table, in the source's order.
+
+    1. the hit-table row of the firer's and the target's states;
+    2. the other rules that set a number;
+    3. "si utilizza quella che ha i tiri più difficili per colpire" (§1): the largest number,
+       with the primaries' -1 in range band 1 applied after it (Amb 3 ``improve``) or to the
+       hit-table row only (``hardest_wins``);
+    4. a natural 1 always fails: never below 2.
+    ``data`` is accepted for the callers' convenience and not read.
+    """
+    row = _state_row(attacker["state"], tgt, rules)
+    others = [SET_NUMBERS[name][0] for name in _set_numbers(weapon, attacker, tgt, rules)]
+    primary_step = PRIMARY_RB1_STEP if (weapon == "primary" and band == 1) else 0
+    if rules["primary_rb1_vs_set_number"] == "hardest_wins":
+        number = max([row + primary_step] + others)
+    else:
+        number = max([row] + others) + primary_step
+    return max(NATURAL_ONE_FAILS, number)
+
+
+# Who may not fire at whom (spec 0.7 L1-L8): (source line, test on the attack ``x`` with fields
+# weapon, band, firer, target, size, rules). The firer-state lines do not apply to mines: "Le
+# mine sono considerate al livello di superficie indipendentemente dal modello che le sgancia".
+FORBIDDEN = (
+    ("Le batterie, i razzi, i siluri, le mine e le bombe NON possono essere usate contro i "
+     "bersagli minuscoli",
+     lambda x: x.size == "tiny"),
+    ("un modello sommerso può usare solo siluri per attaccare",
+     lambda x: x.firer == "submerged" and x.weapon != "torpedo"),
+    ("[immersi] saranno colpiti solo al 6 e non potranno attaccare i modelli volanti",
+     lambda x: x.firer == "submerged" and x.target in AIR),
+    ("un modello oscurato non può tirare a uno sommerso",
+     lambda x: x.weapon != "mine" and x.firer == "obscured" and x.target == "submerged"),
+    # Amb 2: forbidden in RB1 (forbidden_rb1, the literal reading) or allowed only in RB1 (only_rb1)
+    ("un modello di superficie non può tirare a uno sommerso se è nella fascia dio tiro 1, "
+     "può usare le CC a 4\"",
+     lambda x: (x.weapon != "mine" and x.firer in ("surface", "diving") and x.target == "submerged"
+                and (x.band == 1) == (x.rules["surface_vs_submerged"] == "forbidden_rb1"))),
+    ("un modello di superficie non può tirare a un volante nella fascia di tiro 1, può usare il "
+     "suo valore di AA entro 8\"",
+     lambda x: x.weapon != "mine" and x.firer in ("surface", "diving") and x.target in AIR and x.band == 1),
+    ("[siluri] non ha effetto sui modelli volanti, oscurati e terrestri / non possono colpire "
+     "volanti e oscurati",
+     lambda x: x.weapon == "torpedo" and x.target in AIR),
+    ("L'arco di fuoco delle bombe è sempre un canale fisso (Aft) di 4\", sono usate solo dai volanti",
+     lambda x: x.weapon == "bomb" and x.firer not in AIR),
+    ("[bombe, mine] possono essere usate contro i volanti solo se saranno di dimensione grande o enorme",
+     lambda x: x.weapon in ("bomb", "mine") and x.target in AIR and x.size not in ("large", "massive")),
+)
+
 
 def check_legal(weapon, band, att_state, tgt, rules):
-    """Raise ValueError if the attack is illegal (spec 'attack' legality L1-L8)."""
-    ts, size = tgt["state"], tgt["size"]
-    if size == "tiny":
-        raise ValueError("ordnance and mines cannot target tiny models (§11)")
-    if att_state == "submerged":
-        if weapon != "torpedo":
-            raise ValueError("a submerged model attacks only with torpedoes (§11)")
-        if ts in AIR:
-            raise ValueError("a submerged model cannot attack flyers (§9)")
-    if weapon != "mine":
-        if att_state == "obscured" and ts == "submerged":
-            raise ValueError("an obscured model cannot fire at a submerged one (§11)")
-        if att_state in ("surface", "diving") and ts == "submerged":
-            if rules["surface_vs_submerged"] == "forbidden_rb1" and band == 1:
-                raise ValueError("surface model cannot fire at a submerged one in RB1 (Amb 2)")
-            if rules["surface_vs_submerged"] == "only_rb1" and band != 1:
-                raise ValueError("surface model fires at a submerged one only in RB1 (Amb 2)")
-        if att_state in ("surface", "diving") and ts in AIR and band == 1:
-            raise ValueError("surface model cannot fire at a flyer in RB1 (§11)")
-    if weapon == "torpedo" and ts in AIR:
-        raise ValueError("torpedoes cannot affect flyers or obscured models (§11)")
-    if weapon == "bomb" and att_state not in AIR:
-        raise ValueError("bombs are used by flyers only (§11)")
-    if weapon in ("bomb", "mine") and ts in AIR and size not in ("large", "massive"):
-        raise ValueError("bombs/mines hit only large or massive flyers (§11)")
-
-
-def to_hit_number(weapon, band, attacker, tgt, rules, data):
-    """Final to-hit number t (2..6) by the spec procedure T1-T4."""
-    th = data["to_hit"]
-    ts = tgt["state"]
-    if ts in ("surface",):
-        state_n = th["vs_surface"]
-    elif ts == "flying":
-        state_n = th["vs_flying"]
-    elif ts == "diving":
-        state_n = th["vs_diving_surfaced"]
-    elif ts == "submerged":
-        state_n = th["vs_submerged"]
-    else:  # obscured
-        state_n = th["vs_obscured"]
-        if rules["obscured_to_hit"] == "size_based" and tgt["size"] in ("medium", "large", "massive"):
-            state_n = th["vs_obscured_size_based"]
-    other = []
-    if weapon != "mine":
-        if attacker["state"] == "obscured":
-            other.append(th["obscured_attacker"])
-        capital = attacker["capital"]
-        if weapon in SMALL_RULE_WEAPONS:
-            if capital and tgt["size"] == "small":
-                other.append(th["small_target_capital"])
-            scope_ok = capital or rules["fast_elusive_scope"] == "all"
-            if scope_ok and tgt.get("fast"):
-                other.append(th["fast_target"])
-            if scope_ok and tgt.get("elusive"):
-                other.append(th["elusive_target"])
-    if weapon in ("bomb", "mine") and ts in AIR:
-        other.append(th["bomb_or_mine_vs_large_flyer"])
-    if weapon == "primary" and band == 1:
-        m = th["primary_rb1_modifier"]
-        if rules["primary_rb1_vs_set_number"] == "improve":
-            t = max([state_n] + other) + m
-        else:
-            t = max([state_n + m] + other)
-    else:
-        t = max([state_n] + other)
-    return max(t, 2)
+    """Raise ValueError quoting the first source line that forbids the attack."""
+    x = types.SimpleNamespace(weapon=weapon, band=band, firer=att_state, target=tgt["state"],
+                              size=tgt["size"], rules=rules)
+    for line, forbids in FORBIDDEN:
+        if forbids(x):
+            raise ValueError(f"illegal attack: {line!r}")
 
 
 # --------------------------------------------------------------------------- damage (§11)

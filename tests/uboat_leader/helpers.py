@@ -35,7 +35,7 @@ def prepare(name, params, rules=None, scenario_dir=SCEN):
 def run(prep, trials, seed=1, key=12345):
     """Per-metric summed histograms ``{name: counts}`` of ``trials`` kernel trials."""
     n_chunks = -(-trials // CHUNK_TRIALS)
-    hist, _ = prep.simulate(seed, key, 0, n_chunks, CHUNK_TRIALS, trials)
+    hist, _, _ = prep.run_kernel(seed, key, 0, n_chunks, CHUNK_TRIALS, trials)
     total = hist.sum(axis=0)
     return {m.name: total[i] for i, m in enumerate(prep.metrics)}
 

@@ -244,7 +244,7 @@ def test_same_seed_identical_with_1_and_2_threads():
     try:
         for threads in (1, 2):
             numba.set_num_threads(threads)
-            out.append(prep.simulate(7, 42, 0, 6, 4096, 6 * 4096 - 100))
+            out.append(prep.run_kernel(7, 42, 0, 6, 4096, 6 * 4096 - 100))
     finally:
         numba.set_num_threads(before)
     assert np.array_equal(out[0][0], out[1][0]) and np.array_equal(out[0][1], out[1][1])

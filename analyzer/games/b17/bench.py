@@ -30,7 +30,7 @@ def _kernel_run(prepared, trials: int):
 
     def run():
         for lo in range(0, n_chunks, BATCH_CHUNKS):
-            prepared.simulate(1, 7, lo, min(lo + BATCH_CHUNKS, n_chunks), CHUNK_TRIALS, trials)
+            prepared.run_kernel(1, 7, lo, min(lo + BATCH_CHUNKS, n_chunks), CHUNK_TRIALS, trials)
     return run
 
 
@@ -64,7 +64,7 @@ def bench_attack_wave(console=None, trials: int | None = None) -> dict:
         sc = scenario_mod.load(ROOT / "scenarios" / "b17" / name)
         point = sc.points[0]
         prepared = prepare_point(sc, point)
-        prepared.simulate(1, 7, 0, 2, CHUNK_TRIALS, 64)                 # compile outside the timing
+        prepared.run_kernel(1, 7, 0, 2, CHUNK_TRIALS, 64)                 # compile outside the timing
         fns = [_kernel_run(prepared, trials), _one_thread(_kernel_run(prepared, trials_1))]
         if ref is not None:
             params = point.params.model_dump(mode="json", exclude_none=True)

@@ -12,14 +12,14 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from analyzer.games.dystopian_wars import plots as dw_plots
-from analyzer.games.dystopian_wars.common import (MAX_DICE, bernoulli_metric, pmf_metric, simulate_fn,
-                                                   table, truncation_note)
+from analyzer.games.dystopian_wars.common import (MAX_DICE, bernoulli_metric, pmf_metric, table, truncation_note)
 from analyzer.games.dystopian_wars.data import (GameData, State, Strict, TargetSpec, Weapon,
                                                  crit_cumulative, resolve_target)
 from analyzer.games.dystopian_wars.rules import (SMALL_HP_CODE, RuleError, cancel_faces, damage_distribution,
                                                   degrade, half_ad, hit_faces, hits_distribution,
                                                   illegal_reason, options, to_hit_number)
-from analyzer.questions import Context, Metric, Prepared, Question, register
+from analyzer.games._adapt import POOL_COUNTERS
+from analyzer.questions import Context, ExactAnswer, Metric, Prepared, Question, register
 from kernels.dystopian_wars import attack as k
 
 AD = Annotated[int, Field(ge=0, le=MAX_DICE)]
@@ -185,13 +185,15 @@ class Attack(Question):
                             + (f" vs {a['defense']} {'AA' if a['weapon'] == 'rocket' else 'CC'} dice"
                                if a["defense"] else "")]
 
-        def kernel(seed, key, lo, hi, chunk_size, n_trials):
-            return k.attack_histogram(seed, key, lo, hi, chunk_size, n_trials, a["n"], *hit_tab,
-                                      a["defense"], *cancel_tab, tgt["dr"], tgt["cr"], tgt["hp"], tgt["hp_lost"],
-                                      small, crit_values, crit_cum, n_bins)
+        args = (a["n"], *hit_tab, a["defense"], *cancel_tab, tgt["dr"], tgt["cr"], tgt["hp"], tgt["hp_lost"],
+                small, crit_values, crit_cum)
 
-        return Prepared(list(ATTACK_METRICS), n_bins, simulate_fn(kernel, notes),
-                        lambda: attack_exact(a, ctx.rules["small_hp_critical"], notes), notes=notes)
+        def exact_answer():
+            extra: list[str] = []
+            return ExactAnswer(attack_exact(a, ctx.rules["small_hp_critical"], extra), tuple(extra))
+
+        return Prepared(list(ATTACK_METRICS), n_bins, kernel=k.attack_kernel, args=args, counters=POOL_COUNTERS,
+                        exact=exact_answer, notes=tuple(notes))
 
     def plots(self, meta, points, dists):
         return dw_plots.attack_figures(meta, points, dists)

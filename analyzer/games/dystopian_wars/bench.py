@@ -38,8 +38,8 @@ def bench_duel(trials: int = 2_000_000, ref_trials: int = 4000, console=None) ->
     prepared = prepare_point(sc, point)
     key = point_key(sc, point)
     n_chunks = -(-trials // CHUNK_TRIALS)
-    prepared.simulate(sc.spec.seed, key, 0, 2, CHUNK_TRIALS, 2 * CHUNK_TRIALS)   # compile / load from cache
-    t_kernel = best_time(lambda: prepared.simulate(sc.spec.seed, key, 0, n_chunks, CHUNK_TRIALS, trials), 3)
+    prepared.run_kernel(sc.spec.seed, key, 0, 2, CHUNK_TRIALS, 2 * CHUNK_TRIALS)   # compile / load from cache
+    t_kernel = best_time(lambda: prepared.run_kernel(sc.spec.seed, key, 0, n_chunks, CHUNK_TRIALS, trials), 3)
     ref = load_reference()
     raw = yaml.safe_load(DUEL_SCENARIO.read_text())
     data = ref.load_data()

@@ -13,11 +13,12 @@ from pydantic import Field
 
 from analyzer import exact
 from analyzer.games.dystopian_wars import plots as dw_plots
-from analyzer.games.dystopian_wars.common import (MAX_DICE, bernoulli_metric, pmf_metric, simulate_fn, table,
+from analyzer.games.dystopian_wars.common import (MAX_DICE, bernoulli_metric, pmf_metric, table,
                                                    truncation_note)
 from analyzer.games.dystopian_wars.data import GameData, Strict
 from analyzer.games.dystopian_wars.rules import RuleError, hit_faces, options, plain_faces
-from analyzer.questions import Context, Metric, Prepared, Question, register
+from analyzer.games._adapt import POOL_COUNTERS
+from analyzer.questions import Context, ExactAnswer, Metric, Prepared, Question, register
 from kernels.dystopian_wars import boarding as k
 
 
@@ -120,13 +121,15 @@ class Boarding(Question):
                    Metric("defender_ap_lost", "defender's AP lost"),
                    Metric("attacker_ap_left", "boarders' AP left")]
 
-        def kernel(seed, key, lo, hi, chunk_size, n_trials):
-            return k.boarding_histogram(seed, key, lo, hi, chunk_size, n_trials, p.attacker_ap, p.defense_dice,
-                                        *def_tab, p.defender_ap, defender_dice, p.half_md, derelict, *melee_tab,
-                                        n_bins)
+        args = (p.attacker_ap, p.defense_dice, *def_tab, p.defender_ap, defender_dice, p.half_md, derelict,
+                *melee_tab)
 
-        return Prepared(metrics, n_bins, simulate_fn(kernel, notes),
-                        lambda: boarding_exact(p, def_faces, melee_faces, defender_dice, derelict, notes), notes=notes)
+        def exact_answer():
+            extra: list[str] = []
+            return ExactAnswer(boarding_exact(p, def_faces, melee_faces, defender_dice, derelict, extra), tuple(extra))
+
+        return Prepared(metrics, n_bins, kernel=k.boarding_kernel, args=args, counters=POOL_COUNTERS,
+                        exact=exact_answer, notes=tuple(notes))
 
     def plots(self, meta, points, dists):
         return dw_plots.boarding_figures(meta, points, dists)

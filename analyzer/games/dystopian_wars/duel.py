@@ -17,12 +17,13 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from analyzer.games.dystopian_wars import plots as dw_plots
-from analyzer.games.dystopian_wars.common import simulate_fn, stacked_tables, table
+from analyzer.games.dystopian_wars.common import stacked_tables, table
 from analyzer.games.dystopian_wars.data import GameData, State, Strict, crit_cumulative
 from analyzer.games.dystopian_wars.rules import (SMALL_HP_CODE, WEAPON_CODE, RuleError, cancel_faces,
                                                   hit_faces, illegal_reason, options, plain_faces, rout_faces,
                                                   to_hit_number)
-from analyzer.questions import Context, Metric, Prepared, Question, register
+from analyzer.games._adapt import POOL_COUNTERS
+from analyzer.questions import Context, Counter, Metric, Prepared, Question, register
 from kernels.dystopian_wars import duel as k
 
 Policy = Literal["first", "weakest", "strongest", "spread", "random"]
@@ -205,6 +206,10 @@ BOARDING_NOTES = (
 )
 
 
+def _duel_kernel(seed, key, lo, hi, chunk_size, n_trials, n_bins, args):
+    return k.duel_histogram(seed, key, lo, hi, chunk_size, n_trials, *args, n_bins)
+
+
 @register
 class Duel(Question):
     game = "dystopian_wars"
@@ -293,20 +298,15 @@ class Duel(Question):
             metrics += [Metric("captured_a", f"side A models captured by boarding ({label[0]})"),
                         Metric("captured_b", f"side B models captured by boarding ({label[1]})")]
             notes += BOARDING_NOTES
-        n_metrics = len(metrics)
         a = arrays
-
-        def kernel(seed, key, lo, hi, chunk_size, n_trials):
-            hist, moments, counters = k.duel_histogram(
-                seed, key, lo, hi, chunk_size, n_trials, a["models"], a["mv"], a["w_type"], a["w_ad"], a["to_hit"],
-                a["n_models"], a["n_squads"], a["squads"], settings, geometry, bands, hit_value, hit_explodes, hit_n,
-                *cancel_tab, *rout_tab, *d6_tab, crit_values, crit_cum, *bdef_tab, *melee_tab, n_bins)
-            # the kernel always records the boarding metrics (0 when off); keep the declared ones
-            return np.ascontiguousarray(hist[:, :n_metrics]), np.ascontiguousarray(moments[:, :n_metrics]), counters
-
-        cap_note = (f"initiative re-roll cap (kernels.dystopian_wars.duel.INITIATIVE_REROLL_CAP = "
-                    f"{k.INITIATIVE_REROLL_CAP} ties, then A first)")
-        return Prepared(metrics, n_bins, simulate_fn(kernel, notes, {2: cap_note}), None, notes=notes)
+        args = (a["models"], a["mv"], a["w_type"], a["w_ad"], a["to_hit"], a["n_models"], a["n_squads"], a["squads"],
+                settings, geometry, bands, hit_value, hit_explodes, hit_n, *cancel_tab, *rout_tab, *d6_tab,
+                crit_values, crit_cum, *bdef_tab, *melee_tab)
+        cap = Counter("initiative_reroll_caps", f"initiative re-roll cap (kernels.dystopian_wars.duel."
+                                                f"INITIATIVE_REROLL_CAP = {k.INITIATIVE_REROLL_CAP} ties, then A "
+                                                f"first) reached")
+        return Prepared(metrics, n_bins, kernel=_duel_kernel, args=args, counters=(*POOL_COUNTERS, cap),
+                        notes=tuple(notes))
 
     def plots(self, meta, points, dists):
         return dw_plots.duel_figures(meta, points, dists)

@@ -15,14 +15,14 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from analyzer.games.dystopian_wars import plots as dw_plots
-from analyzer.games.dystopian_wars.common import (MAX_DICE, bernoulli_metric, simulate_fn, stacked_tables,
+from analyzer.games.dystopian_wars.common import (MAX_DICE, bernoulli_metric, stacked_tables,
                                                    table, truncation_note)
 from analyzer.games.dystopian_wars.data import GameData, State, Strict, TargetSpec, crit_cumulative, resolve_target
 from analyzer.games.dystopian_wars.rules import (SMALL_HP_CODE, RuleError, cancel_faces, damage_distribution,
                                                   degrade, hit_faces, hits_distribution, illegal_reason,
                                                   linked_ad, options, to_hit_number)
-from analyzer.questions import Context, ExactMetric, Metric, Prepared, Question, register
-from analyzer.stats import Z95, mean_se, wilson_interval
+from analyzer.games._adapt import POOL_COUNTERS
+from analyzer.questions import Context, ExactAnswer, ExactMetric, Metric, Prepared, Question, register
 from kernels.dystopian_wars import fire_allocation as k
 
 OBJECTIVES = ("hp_damage", "kills", "p_kill_all")
@@ -362,46 +362,24 @@ class FireAllocation(Question):
         n_bins = int(sum(t["hp"] - t["hp_lost"] for t in targets)) + len(targets) + 2
         notes = ["targets: " + "; ".join(f"T{j} {t['size']} DR {t['dr']} CR {t['cr']} HP {t['hp'] - t['hp_lost']}"
                                                 f" hit on {t['t']}+" for j, t in enumerate(targets))]
-        objective_idx = [int(slot[OBJECTIVES.index(p.objective), a]) for a in range(n_alloc)]
-        running = {"sum": np.zeros(n_alloc), "sq": np.zeros(n_alloc), "n": 0}
-        ranking: list[str] = []
+        args = (alloc_start, attack_ad, attack_target, hit_value, hit_explodes, hit_n, arr("defense"), *cancel_tab,
+                arr("dr"), arr("cr"), arr("hp"), arr("hp_lost"), small, crit_values, crit_cum, slot)
 
-        def set_ranking(lines):
-            for line in ranking:
-                if line in notes:
-                    notes.remove(line)
-            ranking[:] = lines
-            notes.extend(lines)
-
-        def kernel(seed, key, lo, hi, chunk_size, n_trials):
-            hist, moments, counters = k.fire_allocation_histogram(
-                seed, key, lo, hi, chunk_size, n_trials, alloc_start, attack_ad, attack_target,
-                hit_value, hit_explodes, hit_n, arr("defense"), *cancel_tab, arr("dr"), arr("cr"), arr("hp"),
-                arr("hp_lost"), small, crit_values, crit_cum, slot, n_bins)
-            running["sum"] += moments[:, objective_idx, 0].sum(axis=0)
-            running["sq"] += moments[:, objective_idx, 1].sum(axis=0)
-            running["n"] += int(hist[:, 0, :].sum())
+        def ranking(summaries: dict, exact: bool) -> list[str]:
             stats = {}
-            for a_i, al in enumerate(allocs):
-                mean, se = mean_se(running["sum"][a_i], running["sq"][a_i], running["n"])
-                if p.objective == "p_kill_all":
-                    lo_, hi_ = wilson_interval(running["sum"][a_i], running["n"])
-                else:
-                    lo_, hi_ = mean - Z95 * se, mean + Z95 * se
-                stats[al["id"]] = (mean, lo_, hi_)
-            set_ranking(ranking_lines(allocs, p.objective, stats, exact=False))
-            return hist, moments, counters
+            for al in allocs:
+                s = summaries[f"{p.objective}.{al['id']}"]
+                stats[al["id"]] = (s.mean, s.ci_low, s.ci_high)
+            return ranking_lines(allocs, p.objective, stats, exact)
 
         def exact_answer():
             per, mass = fire_allocation_exact(c, p.to_hit_modifier, rules["modified_six"],
                                               rules["small_hp_critical"], crit, gd.core)
-            if mass > 0:
-                notes.append(truncation_note(mass))
-            set_ranking(ranking_lines(allocs, p.objective,
-                                      {i: (per[i][p.objective].mean,) * 3 for i in per}, exact=True))
-            return {f"{g}.{i}": per[i][g] for i in per for g in OBJECTIVES}
+            return ExactAnswer({f"{g}.{i}": per[i][g] for i in per for g in OBJECTIVES},
+                               (truncation_note(mass),) if mass > 0 else ())
 
-        return Prepared(metrics, n_bins, simulate_fn(kernel, notes), exact_answer, notes=notes)
+        return Prepared(metrics, n_bins, kernel=k.fire_allocation_kernel, args=args, counters=POOL_COUNTERS,
+                        exact=exact_answer, notes=tuple(notes), derived_notes=ranking)
 
     def plots(self, meta, points, dists):
         return dw_plots.fire_allocation_figures(meta, points, dists)

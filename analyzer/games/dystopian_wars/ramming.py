@@ -13,11 +13,12 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from analyzer.games.dystopian_wars import plots as dw_plots
-from analyzer.games.dystopian_wars.common import bernoulli_metric, pmf_metric, simulate_fn, table, truncation_note
+from analyzer.games.dystopian_wars.common import bernoulli_metric, pmf_metric, table, truncation_note
 from analyzer.games.dystopian_wars.data import GameData, ShipSpec, Strict, crit_cumulative, resolve_ship
 from analyzer.games.dystopian_wars.rules import (SMALL_HP_CODE, RuleError, damage_distribution, hit_faces,
                                                   hits_distribution, options)
-from analyzer.questions import Context, Metric, Prepared, Question, register
+from analyzer.games._adapt import POOL_COUNTERS
+from analyzer.questions import Context, ExactAnswer, Metric, Prepared, Question, register
 from kernels.dystopian_wars import ramming as k
 
 #: a target that can never be destroyed (the empty side of a terrain collision)
@@ -74,18 +75,14 @@ def _exchange_exact(n_first, first_target, first_crits, n_second, reply_after, s
     return d1, d2, d1[rem1:].sum(), d2[rem2:].sum()
 
 
-def _kernel(faces, n_first, first_target, first_crits, n_second, second_crits, reply_after, second_target,
-            small, crit, n_bins):
-    tab = table(faces)
+def _kernel_args(faces, n_first, first_target, first_crits, n_second, second_crits, reply_after, second_target,
+                 small, crit) -> tuple:
+    """``args`` of :func:`kernels.dystopian_wars.ramming.exchange_kernel`."""
     crit_values, crit_cum = crit_cumulative(*crit)
-
-    def kernel(seed, key, lo, hi, chunk_size, n_trials):
-        f, s = first_target, second_target
-        return k.exchange_histogram(seed, key, lo, hi, chunk_size, n_trials, *tab,
-                                    n_first, first_crits, f["dr"], f["cr"], f["hp"], f["hp_lost"],
-                                    n_second, second_crits, reply_after, s["dr"], s["cr"], s["hp"], s["hp_lost"],
-                                    small, crit_values, crit_cum, n_bins)
-    return kernel
+    f, s = first_target, second_target
+    return (*table(faces), n_first, first_crits, f["dr"], f["cr"], f["hp"], f["hp_lost"],
+            n_second, second_crits, reply_after, s["dr"], s["cr"], s["hp"], s["hp_lost"],
+            small, crit_values, crit_cum)
 
 
 def _crit_if_needed(gd: GameData, critical_hp, rules, *targets_with_crits) -> tuple[np.ndarray, np.ndarray]:
@@ -128,15 +125,18 @@ class Ram(Question):
                    Metric("damage_to_rammer", "HP damage to the rammer"),
                    Metric("p_rammed_destroyed", "P(rammed model destroyed)", "probability"),
                    Metric("p_rammer_destroyed", "P(rammer destroyed)", "probability")]
-        kernel = _kernel(faces, ra["rr"], rd, True, reply, reply_crits, reply_after, ra, small, crit, n_bins)
+        args = _kernel_args(faces, ra["rr"], rd, True, reply, reply_crits, reply_after, ra, small, crit)
 
         def exact_answer():
+            extra: list[str] = []
             d1, d2, p1, p2 = _exchange_exact(ra["rr"], rd, True, reply, reply_after, ra, reply_crits, faces,
-                                             rules["small_hp_critical"], crit, notes)
-            return {"damage_to_rammed": pmf_metric(d1), "damage_to_rammer": pmf_metric(d2),
-                    "p_rammed_destroyed": bernoulli_metric(p1), "p_rammer_destroyed": bernoulli_metric(p2)}
+                                             rules["small_hp_critical"], crit, extra)
+            return ExactAnswer({"damage_to_rammed": pmf_metric(d1), "damage_to_rammer": pmf_metric(d2),
+                                "p_rammed_destroyed": bernoulli_metric(p1),
+                                "p_rammer_destroyed": bernoulli_metric(p2)}, tuple(extra))
 
-        return Prepared(metrics, n_bins, simulate_fn(kernel, notes), exact_answer, notes=notes)
+        return Prepared(metrics, n_bins, kernel=k.exchange_kernel, args=args, counters=POOL_COUNTERS,
+                        exact=exact_answer, notes=tuple(notes))
 
     def plots(self, meta, points, dists):
         return dw_plots.two_sided_damage_figures(meta, points, ("damage_to_rammed", "damage_to_rammer"),
@@ -181,17 +181,20 @@ class Collision(Question):
         metrics = [Metric("damage_to_a", "HP damage to a"), Metric("damage_to_b", "HP damage to b"),
                    Metric("p_a_destroyed", "P(a destroyed)", "probability"),
                    Metric("p_b_destroyed", "P(b destroyed)", "probability")]
-        kernel = _kernel(faces, n_first, a, first_crits, n_second, second_crits, False, b, small, crit, n_bins)
+        args = _kernel_args(faces, n_first, a, first_crits, n_second, second_crits, False, b, small, crit)
 
         def exact_answer():
+            extra: list[str] = []
             d1, d2, p1, p2 = _exchange_exact(n_first, a, first_crits, n_second, False, b, second_crits, faces,
-                                             rules["small_hp_critical"], crit, notes)
+                                             rules["small_hp_critical"], crit, extra)
             if p.terrain is not None:
                 d2, p2 = np.ones(1), 0.0
-            return {"damage_to_a": pmf_metric(d1), "damage_to_b": pmf_metric(d2),
-                    "p_a_destroyed": bernoulli_metric(p1), "p_b_destroyed": bernoulli_metric(p2)}
+            return ExactAnswer({"damage_to_a": pmf_metric(d1), "damage_to_b": pmf_metric(d2),
+                                "p_a_destroyed": bernoulli_metric(p1), "p_b_destroyed": bernoulli_metric(p2)},
+                               tuple(extra))
 
-        return Prepared(metrics, n_bins, simulate_fn(kernel, notes), exact_answer, notes=notes)
+        return Prepared(metrics, n_bins, kernel=k.exchange_kernel, args=args, counters=POOL_COUNTERS,
+                        exact=exact_answer, notes=tuple(notes))
 
     def plots(self, meta, points, dists):
         return dw_plots.two_sided_damage_figures(meta, points, ("damage_to_a", "damage_to_b"),

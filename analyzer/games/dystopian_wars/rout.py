@@ -10,10 +10,11 @@ from pydantic import Field, model_validator
 
 from analyzer import exact
 from analyzer.games.dystopian_wars import plots as dw_plots
-from analyzer.games.dystopian_wars.common import bernoulli_metric, pmf_metric, simulate_fn, table
+from analyzer.games.dystopian_wars.common import bernoulli_metric, pmf_metric, table
 from analyzer.games.dystopian_wars.data import GameData, Strict
 from analyzer.games.dystopian_wars.rules import rout_faces
-from analyzer.questions import Context, Metric, Prepared, Question, register
+from analyzer.games._adapt import POOL_COUNTERS
+from analyzer.questions import Context, ExactAnswer, Metric, Prepared, Question, register
 from kernels.dystopian_wars import rout as k
 
 
@@ -66,14 +67,12 @@ class RoutTest(Question):
         metrics = [Metric("p_pass", f"P(rout test passed), squadron of {p.squadron_size}", "probability"),
                    Metric("successes", "rout successes rolled")]
 
-        def kernel(seed, key, lo, hi, chunk_size, n_trials):
-            return k.rout_histogram(seed, key, lo, hi, chunk_size, n_trials, dice, *tab, need, n_bins)
-
         def exact_answer():
             d = exact.pool(dice, *faces)
             return {"p_pass": bernoulli_metric(d.p_at_least(need)), "successes": pmf_metric(d.probs)}
 
-        return Prepared(metrics, n_bins, simulate_fn(kernel, notes), exact_answer, notes=notes)
+        return Prepared(metrics, n_bins, kernel=k.rout_kernel, args=(dice, *tab, need), counters=POOL_COUNTERS,
+                        exact=exact_answer, notes=tuple(notes))
 
     def plots(self, meta, points, dists):
         return dw_plots.rout_figures(meta, points, dists)

@@ -26,12 +26,12 @@ def bench_engagement(trials: int = 2_000_000, ref_trials: int = 3_000, console=N
     sc = scenario_mod.load(SCENARIO)
     point = sc.points[0]
     prep = prepare_point(sc, point)
-    prep.simulate(1, 7, 0, 2, 64, 128)  # compile (or load from the cache) outside the timing
+    prep.run_kernel(1, 7, 0, 2, 64, 128)  # compile (or load from the cache) outside the timing
 
     def kernel():
         n_chunks = -(-trials // CHUNK_TRIALS)
         for lo in range(0, n_chunks, BATCH_CHUNKS):
-            prep.simulate(1, 7, lo, min(lo + BATCH_CHUNKS, n_chunks), CHUNK_TRIALS, trials)
+            prep.run_kernel(1, 7, lo, min(lo + BATCH_CHUNKS, n_chunks), CHUNK_TRIALS, trials)
     best = float("inf")
     for _ in range(3):
         t0 = time.perf_counter()

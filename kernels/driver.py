@@ -1,0 +1,71 @@
+"""The one chunk driver of every Monte-Carlo kernel, and the kernel-result contract.
+
+A question's kernel supplies what ONE trial does and what ONE chunk needs as scratch:
+
+- ``workspace(args) -> ws``: per-chunk scratch arrays (a tuple, or one array), allocated
+  once per chunk by the driver. State a kernel carries from trial to trial within a chunk
+  (memoised plans, a deck) lives here too.
+- ``trial(state, values, counters, ws, args)``: play one trial on the stream ``state``
+  (``uint64[STATE_WORDS]``, see :mod:`kernels.rng`), write the trial's metric values as
+  non-negative integers into ``values[metric]`` and add to ``counters[k]`` (cap hits,
+  clips, dice rolled: what column ``k`` means is declared by the question).
+
+and a two-line kernel that names them::
+
+    @parallel_jit
+    def gun_shot_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, args):
+        return run_trials(gun_shot_trial, gun_shot_workspace, args, seed, key, chunk_lo,
+                          chunk_hi, chunk_size, n_trials, N_METRICS, n_bins, N_COUNTERS)
+
+The driver owns the rest: allocation, the ``prange`` over chunks, seeding stream
+``(seed, key, chunk)``, the chunk's trial count, recording each trial and the counters.
+Every kernel therefore returns the same ``(hist[chunk, metric, bin],
+moments[chunk, metric, N_MOMENTS], counters[chunk, k])`` that the runner merges.
+
+Why inlined rather than called with the trial function as an argument: numba names a
+function-typed argument by its address, so a driver taking ``trial`` as an argument misses
+the on-disk cache in every new process (measured: 2.4 s recompiling per kernel and per
+process). Inlined at numba-IR level into a kernel that names its trial function as a
+global, the kernel caches like any other (0.02 s to load) and runs as fast as the loop it
+replaces (measured on ``gun_shot``: 0.88-0.97 of the hand-written loop's time).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from kernels._jit import jit
+from kernels.record import N_MOMENTS, chunk_trials, record
+from kernels.rng import STATE_WORDS, seed_stream
+
+
+@jit(inline="always")
+def run_trials(trial, workspace, args, seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
+               n_metrics, n_bins, n_counters):
+    """Chunks ``chunk_lo .. chunk_hi - 1`` of ``n_trials`` trials cut into ``chunk_size``
+    blocks; chunk ``c`` always draws from stream ``(seed, key, c)`` whatever thread runs it.
+    Values above ``n_bins - 1`` land in the last bin and are counted in ``moments[..., 2]``
+    (the sums stay exact)."""
+    n_chunks = chunk_hi - chunk_lo
+    hist = np.zeros((n_chunks, n_metrics, n_bins), np.int64)
+    moments = np.zeros((n_chunks, n_metrics, N_MOMENTS), np.int64)
+    counters = np.zeros((n_chunks, n_counters), np.int64)
+    for c in prange(n_chunks):
+        chunk = chunk_lo + c
+        state = np.empty(STATE_WORDS, np.uint64)
+        seed_stream(state, seed, key, chunk)
+        values = np.zeros(n_metrics, np.int64)
+        row = np.zeros(n_counters, np.int64)
+        ws = workspace(args)
+        for _ in range(chunk_trials(chunk, chunk_size, n_trials)):
+            trial(state, values, row, ws, args)
+            record(hist, moments, c, values)
+        for k in range(n_counters):
+            counters[c, k] = row[k]
+    return hist, moments, counters
+
+
+@jit
+def no_workspace(args):
+    """For trials that need no scratch: a placeholder the trial ignores."""
+    return np.empty(0, np.int64)
