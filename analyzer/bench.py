@@ -93,7 +93,7 @@ def bench_dice(n_dice: int = 10, trials: int = 4_000_000, console=None) -> dict:
     draw_chunk = -(-draws // n_chunks)
 
     k.raw_draws(1, 0, 0, 2, 16, 32)
-    k.pool_histogram(1, 0, 0, 2, 16, 32, n_dice, *table, 0, *cancel, 64, 1)
+    k.pool_kernel(1, 0, 0, 2, 16, 32, 64, (n_dice, *table, 0, *cancel, 1))
 
     rolled = [0]
 
@@ -101,7 +101,7 @@ def bench_dice(n_dice: int = 10, trials: int = 4_000_000, console=None) -> dict:
         k.raw_draws(1, 0, 0, n_chunks, draw_chunk, draw_chunk * n_chunks)
 
     def pool():
-        _, _, c = k.pool_histogram(1, 0, 0, n_chunks, CHUNK_TRIALS, trials, n_dice, *table, 0, *cancel, 128, 1)
+        _, _, c = k.pool_kernel(1, 0, 0, n_chunks, CHUNK_TRIALS, trials, 128, (n_dice, *table, 0, *cancel, 1))
         rolled[0] = int(c[:, 1].sum())
 
     np_trials = min(trials, 1_000_000)

@@ -120,8 +120,8 @@ def simulate_pool(n_dice: int, face_value, face_explodes, *, trials: int, seed: 
     moments = np.zeros((2, 3), np.int64)
     counters = np.zeros(2, np.int64)
     for lo, hi in _batches(trials):
-        h, m, c = _k.pool_histogram(seed, key, lo, hi, CHUNK_TRIALS, trials, n_dice, *table,
-                                    cancel_dice, *cancel, n_bins, need)
+        h, m, c = _k.pool_kernel(seed, key, lo, hi, CHUNK_TRIALS, trials, n_bins,
+                                 (n_dice, *table, cancel_dice, *cancel, need))
         counts += h[:, 0].sum(axis=0)
         moments += m.sum(axis=0)
         counters += c.sum(axis=0)
@@ -136,11 +136,14 @@ def simulate_roll_under(*, trials: int, seed: int, key: int = 0, n_dice: int = 3
     sides = _need_int("sides", sides, 2, 100)
     face_offset = _need_int("face_offset", face_offset, -1, 0)
     trials = _need_int("trials", trials, 1)
-    out = None
+    max_face = sides + face_offset
+    totals, qualities = n_dice * max_face + 1, (n_dice - 1) * max_face + 1
+    out = np.zeros(totals * qualities, np.int64)
     for lo, hi in _batches(trials):
-        h = _k.roll_under_histogram(seed, key, lo, hi, CHUNK_TRIALS, trials, n_dice, sides, face_offset).sum(axis=0)
-        out = h if out is None else out + h
-    return out
+        h, _, _ = _k.roll_under_joint_kernel(seed, key, lo, hi, CHUNK_TRIALS, trials, totals * qualities,
+                                             (n_dice, sides, face_offset, qualities))
+        out += h[:, 0].sum(axis=0)
+    return out.reshape(totals, qualities)
 
 
 def simulate_count(n_dice: int, sides: int, target: int, *, trials: int, seed: int, key: int = 0) -> np.ndarray:
@@ -151,7 +154,8 @@ def simulate_count(n_dice: int, sides: int, target: int, *, trials: int, seed: i
     trials = _need_int("trials", trials, 1)
     out = np.zeros(n_dice + 1, np.int64)
     for lo, hi in _batches(trials):
-        out += _k.count_histogram(seed, key, lo, hi, CHUNK_TRIALS, trials, n_dice, sides, target).sum(axis=0)
+        h, _, _ = _k.count_kernel(seed, key, lo, hi, CHUNK_TRIALS, trials, n_dice + 1, (n_dice, sides, target, 0))
+        out += h[:, 0].sum(axis=0)
     return out
 
 
@@ -162,5 +166,6 @@ def simulate_modified_roll(sides: int, modifier: int = 0, *, trials: int, seed: 
     trials = _need_int("trials", trials, 1)
     out = np.zeros(sides, np.int64)
     for lo, hi in _batches(trials):
-        out += _k.modified_roll_histogram(seed, key, lo, hi, CHUNK_TRIALS, trials, sides, modifier).sum(axis=0)
+        h, _, _ = _k.die_kernel(seed, key, lo, hi, CHUNK_TRIALS, trials, sides, (sides,))
+        out += h[:, 0].sum(axis=0)
     return {face + 1 + modifier: int(c) for face, c in enumerate(out)}

@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from kernels._jit import hot_jit, jit, parallel_jit
+from kernels._jit import hot_jit, jit, parallel_jit, unmanaged_jit
+from kernels.driver import no_workspace, run_trials
 from kernels.record import N_MOMENTS, chunk_trials
 from kernels.rng import (_LANES, _LOW16, _S16, _TWO16, _U0, _U1, STATE_WORDS, next_u64,
                          roll_die, seed_stream, xoshiro_step)
@@ -159,24 +160,26 @@ def roll_under_identified(state, n_dice, sides, face_offset, out):
 
 
 # ----------------------------------------------------------------------------------
-# chunked histogram kernels (public API: analyzer.dice)
+# question kernels on the chunk driver (public API: analyzer.dice, analyzer.games.dice)
 # ----------------------------------------------------------------------------------
 
 @parallel_jit
-def pool_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
-                   n_dice, group_value, group_explodes, group_n,
-                   n_cancel, cancel_value, cancel_explodes, cancel_n, n_bins, need):
+def pool_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, args):
     """Per chunk: ``max(0, pool_total - cancellations)`` (metric 0) and whether it is
-    ``>= need`` (metric 1), as the runner's ``(hist, moments, counters)``.
+    ``>= need`` (metric 1), as ``(hist, moments, counters)`` with counters (explosion chains
+    cut at ``EXPLOSION_DEPTH_CAP``, dice rolled).
 
     Both pools come as :func:`pool_table` tables. With ``n_cancel = 0`` this is the plain
     exploding pool; with a cancellation table (Dystopian Wars AA/CC: a 5 cancels 1 hit, a
-    6 cancels 2) it is the net hits after defensive dice. ``moments[c, m]`` holds the
-    exact sum and sum of squares and, in column 2, the trials whose value lay above the
-    histogram's last bin (clipped into it: only the distribution's last bin is "or
-    more"; the mean, its SE and ``P(>= need)`` are exact whatever ``n_bins`` is).
-    ``counters[c]`` = (explosion chains cut at ``EXPLOSION_DEPTH_CAP``, dice rolled).
+    6 cancels 2) it is the net hits after defensive dice. Values above the last bin are
+    clipped into it and counted in ``moments[..., 2]``; the mean, its SE and
+    ``P(>= need)`` come from exact in-loop sums whatever ``n_bins`` is.
+
+    The one kernel that keeps its own chunk loop instead of :mod:`kernels.driver` (the
+    measured exception in :mod:`kernels._jit`): the stream state stays in registers across
+    all the chunk's trials and the sums in scalars, which the per-trial call cannot do.
     """
+    n_dice, group_value, group_explodes, group_n, n_cancel, cancel_value, cancel_explodes, cancel_n, need = args
     n_chunks = chunk_hi - chunk_lo
     hist = np.zeros((n_chunks, 2, n_bins), np.int64)
     moments = np.zeros((n_chunks, 2, N_MOMENTS), np.int64)
@@ -225,62 +228,75 @@ def pool_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
     return hist, moments, counters
 
 
-@parallel_jit
-def roll_under_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
-                         n_dice, sides, face_offset):
-    """Joint histogram of (sum of all dice, sum of the quality dice 1..n-1) per chunk.
+@jit
+def roll_under_workspace(args):
+    """Per-chunk scratch: the identified dice of one roll."""
+    return np.empty(args[0], np.int64)
 
-    ``hist[chunk, total, quality]``; a roll-under test ``total + modifier <= skill`` and
-    its damage are read from the same roll.
-    """
-    n_chunks = chunk_hi - chunk_lo
-    max_face = sides + face_offset
-    hist = np.zeros((n_chunks, n_dice * max_face + 1, (n_dice - 1) * max_face + 1), np.int64)
-    for c in prange(n_chunks):
-        state = np.empty(STATE_WORDS, np.uint64)
-        dice = np.empty(n_dice, np.int64)
-        chunk = chunk_lo + c
-        seed_stream(state, seed, key, chunk)
-        for _ in range(chunk_trials(chunk, chunk_size, n_trials)):
-            total = roll_under_identified(state, n_dice, sides, face_offset, dice)
-            hist[c, total, total - dice[0]] += 1
-    return hist
+
+@unmanaged_jit
+def roll_under_trial(state, values, counters, dice, args):
+    """A roll-under test and its quality-dice damage, read from the same roll: metric 0 is
+    1 when ``total + modifier <= skill``, metric 1 the quality dice 1.. (0 on a miss)."""
+    n_dice, sides, face_offset, skill, modifier = args
+    total = roll_under_identified(state, n_dice, sides, face_offset, dice)
+    hit = total + modifier <= skill
+    values[0] = 1 if hit else 0
+    values[1] = total - dice[0] if hit else 0
 
 
 @parallel_jit
-def count_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
-                    n_dice, sides, target):
-    """Histogram of how many of ``n_dice`` d``sides`` roll >= ``target``, per chunk.
+def roll_under_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, args):
+    """Per-chunk (hist, moments, counters) of (hit, damage) (:mod:`kernels.driver`)."""
+    return run_trials(roll_under_trial, roll_under_workspace, args, seed, key, chunk_lo, chunk_hi, chunk_size,
+                      n_trials, 2, n_bins, 0)
 
-    ``P(count >= 1)`` is the "any of N dice >= k" test (Breaking News morale).
-    """
-    n_chunks = chunk_hi - chunk_lo
-    hist = np.zeros((n_chunks, n_dice + 1), np.int64)
-    for c in prange(n_chunks):
-        state = np.empty(STATE_WORDS, np.uint64)
-        chunk = chunk_lo + c
-        seed_stream(state, seed, key, chunk)
-        for _ in range(chunk_trials(chunk, chunk_size, n_trials)):
-            hist[c, count_at_least(state, n_dice, sides, target)] += 1
-    return hist
+
+@unmanaged_jit
+def roll_under_joint_trial(state, values, counters, dice, args):
+    """(sum of all dice, sum of the quality dice 1..) as one value
+    ``total * quality_bins + quality`` (the joint histogram of :func:`analyzer.dice.simulate_roll_under`)."""
+    n_dice, sides, face_offset, quality_bins = args
+    total = roll_under_identified(state, n_dice, sides, face_offset, dice)
+    values[0] = total * quality_bins + total - dice[0]
 
 
 @parallel_jit
-def modified_roll_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
-                            sides, modifier):
-    """Histogram of one d``sides`` + ``modifier`` (index = modified roll - modifier - 1).
+def roll_under_joint_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, args):
+    """Per-chunk (hist, moments, counters) of :func:`roll_under_joint_trial`."""
+    return run_trials(roll_under_joint_trial, roll_under_workspace, args, seed, key, chunk_lo, chunk_hi,
+                      chunk_size, n_trials, 1, n_bins, 0)
 
-    Threshold tests (d10 >= n, d10 <= n, d6 tables) read their probability from it.
-    """
-    n_chunks = chunk_hi - chunk_lo
-    hist = np.zeros((n_chunks, sides), np.int64)
-    for c in prange(n_chunks):
-        state = np.empty(STATE_WORDS, np.uint64)
-        chunk = chunk_lo + c
-        seed_stream(state, seed, key, chunk)
-        for _ in range(chunk_trials(chunk, chunk_size, n_trials)):
-            hist[c, roll_die(state, sides) - 1] += 1
-    return hist
+
+@unmanaged_jit
+def count_trial(state, values, counters, ws, args):
+    """How many of ``n_dice`` d``sides`` roll >= ``target`` (metric 0), and whether at least
+    ``need`` do (metric 1: "any of N dice >= k" when need = 1, Breaking News morale)."""
+    n_dice, sides, target, need = args
+    n = count_at_least(state, n_dice, sides, target)
+    values[0] = n
+    values[1] = 1 if n >= need else 0
+
+
+@parallel_jit
+def count_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, args):
+    """Per-chunk (hist, moments, counters) of :func:`count_trial`."""
+    return run_trials(count_trial, no_workspace, args, seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
+                      2, n_bins, 0)
+
+
+@unmanaged_jit
+def die_trial(state, values, counters, ws, args):
+    """One d``sides`` (metric 0: the natural face - 1)."""
+    values[0] = roll_die(state, args[0]) - 1
+
+
+@parallel_jit
+def die_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, args):
+    """Per-chunk (hist, moments, counters) of one die: threshold tests (d10 >= n, d6 tables)
+    read their probability from it."""
+    return run_trials(die_trial, no_workspace, args, seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
+                      1, n_bins, 0)
 
 
 @parallel_jit

@@ -41,6 +41,24 @@ def record(hist, moments, c, values):
 
 
 @jit
+def record_trial(hist, moments, values):
+    """Add one trial's ``values[metric]`` to one chunk's ``hist[metric, bin]`` and
+    ``moments[metric, k]`` (the chunk driver's local sums)."""
+    top = hist.shape[1] - 1
+    for m in range(values.shape[0]):
+        v = values[m]
+        moments[m, 0] += v
+        moments[m, 1] += v * v
+        b = v
+        if b > top:
+            b = top
+            moments[m, 2] += 1
+        elif b < 0:
+            b = 0
+        hist[m, b] += 1
+
+
+@jit
 def chunk_trials(chunk, chunk_size, n_trials):
     """Number of trials in ``chunk`` when ``n_trials`` are cut into ``chunk_size`` blocks."""
     lo = chunk * chunk_size

@@ -85,15 +85,16 @@ def test_pool_moments_and_tail_exact_even_when_clipped():
 def test_counters_reach_the_notes():
     """A kernel's declared counters are summed by the runner and noted when non-zero."""
     from analyzer.questions import Counter
-    def simulate(seed, key, lo, hi, chunk_size, n_trials):
-        hist = np.zeros((hi - lo, 1, 2), np.int64)
+    def kernel(seed, key, lo, hi, chunk_size, n_trials, n_bins, args):
+        hist = np.zeros((hi - lo, 1, n_bins), np.int64)
         hist[:, 0, 0] = chunk_size
         return hist, np.zeros((hi - lo, 1, 3), np.int64), np.full((hi - lo, 2), 3, np.int64)
-    prep = Prepared([Metric("x", "x")], 2, simulate, counters=(Counter("cut", "chains cut"), Counter("rolled")))
+    prep = Prepared([Metric("x", "x")], 2, kernel=kernel, counters=(Counter("cut", "chains cut"), Counter("rolled")))
     sc = scenario_mod.load(write(Path(__import__("tempfile").mkdtemp()), pool_doc(trials=4096 * 2)))
     acc, _, _ = simulate_point(sc, sc.points[0], prep)
     res = summarize(sc.points[0], prep, acc)
     assert "chains cut: 6" in res.notes and not any("rolled" in n for n in res.notes)
+    assert res.counters == {"cut": 6, "rolled": 6}
 
 
 POOLS = st.fixed_dictionaries({

@@ -71,7 +71,7 @@ def test_second_process_loads_kernels_from_cache():
         from kernels import dice as k
         fv, fe = dice.hit_table()
         dice.simulate_pool(5, fv, fe, trials=1000, seed=1)
-        st = k.pool_histogram.stats
+        st = k.pool_kernel.stats
         print(json.dumps({"hits": sum(st.cache_hits.values()), "misses": sum(st.cache_misses.values())}))
     """
     _run_py(code)               # fills the cache if this checkout has none yet

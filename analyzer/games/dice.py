@@ -9,8 +9,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from analyzer import dice, exact
-from analyzer.games._adapt import POOL_COUNTERS, rows_from_histograms, threshold_rows
-from analyzer.questions import Context, Counter, ExactMetric, Metric, Prepared, Question, register
+from analyzer.games.counters import POOL_COUNTERS
+from analyzer.questions import Context, ExactAnswer, ExactMetric, Metric, Prepared, Question, register
 from kernels import dice as k
 
 
@@ -50,27 +50,22 @@ class Pool(Question):
         table = k.pool_table(fv, fe)
         cancel = k.pool_table(*dice.CANCEL_TABLE)
         n_bins = dice.pool_bins(p.dice, fv, fe)
-        notes: list[str] = []
-
-        def simulate(seed, key, lo, hi, chunk_size, n_trials):
-            return k.pool_histogram(seed, key, lo, hi, chunk_size, n_trials, p.dice, *table,
-                                    p.cancel_dice, *cancel, n_bins, p.need)
 
         def exact_answer():
             d = exact.pool(p.dice, fv, fe)
             if p.cancel_dice:
                 d = exact.net_of_cancellations(d, exact.pool(p.cancel_dice, *dice.CANCEL_TABLE))
-            if d.truncated_mass > 0:
-                notes.append(f"exact: explosion series summed until a longer chain has probability "
-                             f"< {exact.EXPLOSION_TAIL:g}; mass left out {d.truncated_mass:.2e}")
+            notes = ((f"exact: explosion series summed until a longer chain has probability "
+                      f"< {exact.EXPLOSION_TAIL:g}; mass left out {d.truncated_mass:.2e}",)
+                     if d.truncated_mass > 0 else ())
             ps = d.p_at_least(p.need)
-            return {"hits": ExactMetric(d.mean(), d.values, d.probs),
-                    "p_success": ExactMetric(ps, np.array([0, 1]), np.array([1 - ps, ps]))}
+            return ExactAnswer({"hits": ExactMetric(d.mean(), d.values, d.probs),
+                                "p_success": ExactMetric(ps, np.array([0, 1]), np.array([1 - ps, ps]))}, notes)
 
         metrics = [Metric("hits", "successes (net of cancellations)"),
                    Metric("p_success", f"P(successes >= {p.need})", "probability")]
-        counters = POOL_COUNTERS
-        return Prepared(metrics, n_bins, simulate, exact_answer, notes=notes, counters=counters)
+        return Prepared(metrics, n_bins, kernel=k.pool_kernel, args=(p.dice, *table, p.cancel_dice, *cancel, p.need),
+                        counters=POOL_COUNTERS, exact=exact_answer)
 
 
 class RollUnderParams(_Strict):
@@ -94,15 +89,6 @@ class RollUnder(Question):
         max_face = p.sides + p.face_offset
         n_bins = (p.dice - 1) * max_face + 1
 
-        def simulate(seed, key, lo, hi, chunk_size, n_trials):
-            joint = k.roll_under_histogram(seed, key, lo, hi, chunk_size, n_trials, p.dice, p.sides, p.face_offset)
-            limit = p.skill - p.modifier
-            hit = joint[:, : max(0, limit + 1), :]
-            damage = hit.sum(axis=1)
-            damage[:, 0] += joint.sum(axis=(1, 2)) - hit.sum(axis=(1, 2))  # a miss does 0 damage
-            p_hit = np.stack([joint.sum(axis=(1, 2)) - hit.sum(axis=(1, 2)), hit.sum(axis=(1, 2))], axis=1)
-            return rows_from_histograms([p_hit, damage], n_bins)
-
         def exact_answer():
             ph, dmg = exact.roll_under(p.skill, p.modifier, p.dice, p.sides, p.face_offset)
             dmg = dmg.copy()
@@ -113,7 +99,8 @@ class RollUnder(Question):
 
         metrics = [Metric("p_hit", "P(hit)", "probability"),
                    Metric("damage", "damage (quality dice; 0 on a miss)")]
-        return Prepared(metrics, n_bins, simulate, exact_answer)
+        return Prepared(metrics, n_bins, kernel=k.roll_under_kernel,
+                        args=(p.dice, p.sides, p.face_offset, p.skill, p.modifier), exact=exact_answer)
 
 
 class CountParams(_Strict):
@@ -141,10 +128,6 @@ class Count(Question):
     def prepare(self, p: CountParams, ctx: Context) -> Prepared:
         n_bins = p.dice + 1
 
-        def simulate(seed, key, lo, hi, chunk_size, n_trials):
-            h = k.count_histogram(seed, key, lo, hi, chunk_size, n_trials, p.dice, p.sides, p.target)
-            return rows_from_histograms([h, threshold_rows(h, p.need)], n_bins)
-
         def exact_answer():
             d = exact.count_at_least(p.dice, p.sides, p.target)
             ps = d.p_at_least(p.need)
@@ -153,4 +136,5 @@ class Count(Question):
 
         metrics = [Metric("successes", "dice meeting the target"),
                    Metric("p_success", f"P(successes >= {p.need})", "probability")]
-        return Prepared(metrics, n_bins, simulate, exact_answer)
+        return Prepared(metrics, n_bins, kernel=k.count_kernel, args=(p.dice, p.sides, p.target, p.need),
+                        exact=exact_answer)

@@ -15,7 +15,6 @@ per-attack path (:func:`resolve_attack_locals`) is inlined, where it pays.
 """
 from __future__ import annotations
 
-import numpy as np
 
 from kernels._jit import hot_jit, parallel_jit, unmanaged_jit
 from kernels.dice import pool_total, pool_total_locals

@@ -1,29 +1,35 @@
 """Squadron duel: two sides fight turn by turn (spec ``docs/models/dystopian_wars.md`` §7).
 
-Each turn: 2D6 initiative (§4), alternating squadron activations; an activation moves (the
-shared distance closes, or the band follows a schedule), declares every attack before any
-dice (§11), resolves them with HP-degraded AD, AA/CC cancellation and criticals, then the
-enemy's rout tests (§8 7a) and the squadron's own bravery test (7b). The duel ends when a
-side has no model left, or after ``max_turns`` (a draw).
+One trial (:func:`duel_trial`) reads like the spec: :func:`start_duel`, then each turn
+:func:`initiative` and activations (:func:`next_activation`, :func:`activate`: :func:`move`,
+:func:`declare`, :func:`resolve_fire`, :func:`boarding`, :func:`rout_tests`,
+:func:`bravery_test`) until a side has no model left or ``max_turns`` ends in a draw; then
+:func:`record_duel` writes the metrics. It runs on the chunk driver (:mod:`kernels.driver`).
 
-Everything the Python layer knows is compiled into arrays (``analyzer.games.dystopian_wars.
-duel``): per model the integer fields ``F_*`` of ``models[side, model, field]``, weapons
-``w_type``/``w_ad``, and the legal to-hit number of every (attacker, weapon, target, band)
-in ``to_hit`` (0 = not a legal target). No dicts or objects reach the kernel.
+The kernel receives one compiled record (``analyzer.games.dystopian_wars.duel.DuelRecord.
+kernel_args()``): a :class:`DuelArgs` of arrays, read by field name (``duel.to_hit``); the
+state of a trial is a :class:`DuelState` of per-chunk arrays. The random stream is carried
+between phases as ONE value, ``rng = (s0, s1, s2, s3, buf, lanes)`` (the six words of
+:mod:`kernels.rng` held in registers), written to the array ``state`` only around the rare
+draws that need it (random targets, a critical table with several entries).
+
+Compilation (``kernels._jit``): the phases are inlined (:func:`hot_jit`, one call site each)
+because they take the record and the state, ~40 arrays that a call would pass as ~400 machine
+words; :func:`initiative` and :func:`squadron_test`, which take a few arrays, are plain calls
+without reference counting (:func:`unmanaged_jit`), as is the trial itself.
 """
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numpy as np
-from numba import prange
 
-from kernels._jit import hot_jit, jit, parallel_jit
-from kernels._jit import unmanaged_jit
+from kernels._jit import hot_jit, jit, parallel_jit, unmanaged_jit
 from kernels.dice import pool_total_locals
+from kernels.driver import run_trials
 from kernels.dystopian_wars.attack import resolve_attack_locals
-from kernels.record import chunk_trials, record
-from kernels.rng import STATE_WORDS, seed_stream, uniform_int
+from kernels.rng import uniform_int
 
 #: size limits of the compiled arrays (validated in Python before the kernel runs)
 MAX_MODELS = 16
@@ -58,41 +64,356 @@ DUEL_METRICS = ("p_win_a", "p_win_b", "p_draw", "turns", "points_destroyed_a", "
 #: appended to :data:`DUEL_METRICS` only when boarding is enabled (the kernel always records them)
 BOARDING_METRICS = ("captured_a", "captured_b")
 N_KERNEL_METRICS = len(DUEL_METRICS) + len(BOARDING_METRICS)
-#: counters: explosion chains cut, dice rolled, initiative re-roll caps hit
+# values[M_*]; the per-side metrics are M_* + side
+M_WIN_A, M_WIN_B, M_DRAW, M_TURNS, M_POINTS_DESTROYED, M_SURVIVORS, M_ROUT_FAILS, M_CAPTURED = 0, 1, 2, 3, 4, 6, 8, 10
+#: counters[CT_*]: explosion chains cut, dice rolled, initiative re-roll caps hit
+CT_EXPLOSION_CAPS, CT_DICE_ROLLED, CT_INITIATIVE_CAPS = range(3)
 N_DUEL_COUNTERS = 3
 
+#: The compiled duel as the kernel receives it (built by ``DuelRecord.kernel_args()``). Flat:
+#: numba cannot hand nested tuples of arrays to a ``prange`` body. ``*_value, *_explodes,
+#: *_n`` are :func:`kernels.dice.pool_table` tables (``hit_*`` stacked by to-hit number);
+#: ``crit_values, crit_cum`` the critical table.
+DuelArgs = namedtuple("DuelArgs", (
+    "models", "mv", "w_type", "w_ad", "to_hit", "n_models", "n_squads", "squads", "settings", "geometry",
+    "bands", "hit_value", "hit_explodes", "hit_n", "cancel_value", "cancel_explodes", "cancel_n",
+    "rout_value", "rout_explodes", "rout_n", "d6_value", "d6_explodes", "d6_n", "crit_values", "crit_cum",
+    "board_defense_value", "board_defense_explodes", "board_defense_n", "melee_value", "melee_explodes",
+    "melee_n"))
+
+#: State per trial (spec §7), one set of arrays per chunk: ``brk`` = Break per squadron,
+#: ``activated`` this turn, ``lost_now`` = models of each enemy squadron lost in this
+#: activation, ``declared[q] = (attacker, weapon, target)``, ``ap`` = current AP (boarding).
+DuelState = namedtuple("DuelState", ("hp_lost", "alive", "brk", "activated", "lost_now", "declared",
+                                     "comm_lost", "rout_fails", "captured", "ap"))
+
+
+# ----------------------------------------------------------------------------- the stream as one value
+
+@hot_jit
+def load_stream(state):
+    """The carried stream ``rng`` from its array form."""
+    return state[0], state[1], state[2], state[3], state[4], state[5]
+
+
+@hot_jit
+def store_stream(state, rng):
+    """Write the carried stream back to its array form."""
+    state[0], state[1], state[2], state[3], state[4], state[5] = rng
+
+
+@hot_jit
+def roll(rng, n_dice, value, explodes, group_n, counters):
+    """Roll a pool (:func:`kernels.dice.pool_total_locals`) on the carried stream: returns
+    ``(rng, total)``; dice rolled and dice dropped at the explosion cap go to ``counters``."""
+    s0, s1, s2, s3, buf, lanes = rng
+    s0, s1, s2, s3, buf, lanes, total, rolled, dropped = pool_total_locals(
+        s0, s1, s2, s3, buf, lanes, n_dice, value, explodes, group_n)
+    counters[CT_EXPLOSION_CAPS] += dropped
+    counters[CT_DICE_ROLLED] += rolled
+    return (s0, s1, s2, s3, buf, lanes), total
+
+
+@hot_jit
+def attack(rng, state, n_dice, t, n_defense, y, j, duel, battle, counters):
+    """One attack on model ``j`` of side ``y`` (:func:`kernels.dystopian_wars.attack.
+    resolve_attack_locals`: hit table ``t``, AA/CC cancel dice, §11 damage with criticals):
+    returns ``(rng, damage)``."""
+    s0, s1, s2, s3, buf, lanes = rng
+    s0, s1, s2, s3, buf, lanes, _hits, damage, rolled, dropped = resolve_attack_locals(
+        s0, s1, s2, s3, buf, lanes, state, n_dice, t, duel.hit_value, duel.hit_explodes, duel.hit_n,
+        n_defense, duel.cancel_value, duel.cancel_explodes, duel.cancel_n,
+        duel.models[y, j, F_DR], duel.models[y, j, F_CR], duel.models[y, j, F_HP], battle.hp_lost[y, j],
+        duel.settings[S_SMALL_HP], duel.crit_values, duel.crit_cum)
+    counters[CT_EXPLOSION_CAPS] += dropped
+    counters[CT_DICE_ROLLED] += rolled
+    return (s0, s1, s2, s3, buf, lanes), damage
+
+
+# ----------------------------------------------------------------------------- small rules
+
+@hot_jit
+def aux_dice(v, hp_lost):
+    """Spec 0.5 ``aux``: AA or CC dice of a model that lost ``hp_lost`` HP."""
+    return max(1, v - hp_lost) if v > 0 else 0
+
+
+@hot_jit
+def squadron_alive(x, s, duel, battle):
+    """Whether squadron ``s`` of side ``x`` has a model alive."""
+    first = duel.squads[x, s, 0]
+    for i in range(first, first + duel.squads[x, s, 1]):
+        if battle.alive[x, i]:
+            return True
+    return False
+
+
+@hot_jit
+def side_alive(x, duel, battle):
+    """Whether side ``x`` has a model alive (a side with none has lost, spec §7 step 4)."""
+    for i in range(duel.n_models[x]):
+        if battle.alive[x, i]:
+            return True
+    return False
+
+
+@hot_jit
+def model_lost(y, j, duel, battle):
+    """Model ``j`` of side ``y`` is destroyed, captured or derelict (spec §7 steps 4 and 4b):
+    no longer alive, a loss of its squadron in this activation. Returns whether it was the
+    side's commodore."""
+    battle.alive[y, j] = 0
+    battle.lost_now[duel.models[y, j, F_SQUAD]] += 1
+    return duel.models[y, j, F_COMMODORE] != 0
+
+
+@hot_jit
+def pick_by_policy(state, y, eligible, k, policy, duel, battle):
+    """The living model ``j`` of side ``y`` with ``eligible[j] != 0`` that the target policy
+    picks (spec §7 step 3), or -1 when there is none. ``k`` = picks already made this step
+    (spread); only the ``random`` policy draws from ``state``."""
+    best = -1
+    best_key = 0
+    n_elig = 0
+    for j in range(duel.n_models[y]):
+        if battle.alive[y, j] == 0 or eligible[j] == 0:
+            continue
+        n_elig += 1
+        if policy == P_WEAKEST:
+            key = duel.models[y, j, F_HP] - battle.hp_lost[y, j]
+            if best < 0 or key < best_key:
+                best, best_key = j, key
+        elif policy == P_STRONGEST:
+            key = duel.models[y, j, F_POINTS]
+            if best < 0 or key > best_key:
+                best, best_key = j, key
+        elif best < 0:
+            best = j
+    if n_elig == 0 or policy == P_FIRST or policy == P_WEAKEST or policy == P_STRONGEST:
+        return best
+    pick = k % n_elig if policy == P_SPREAD else uniform_int(state, n_elig)
+    for j in range(duel.n_models[y]):
+        if battle.alive[y, j] == 0 or eligible[j] == 0:
+            continue
+        if pick == 0:
+            return j
+        pick -= 1
+    return -1
+
+
+@hot_jit
+def pick_target(rng, state, y, eligible, k, policy, duel, battle):
+    """:func:`pick_by_policy` on the carried stream: returns ``(rng, j)``. The random policy's
+    draw uses the array form, so the stream goes through ``state`` around it."""
+    if policy == P_RANDOM:
+        store_stream(state, rng)
+    j = pick_by_policy(state, y, eligible, k, policy, duel, battle)
+    if policy == P_RANDOM:
+        rng = load_stream(state)
+    return rng, j
+
+
+# ----------------------------------------------------------------------------- the phases
+
+@hot_jit
+def start_duel(duel, battle):
+    """Spec §7 "State per trial", start: ``hp_lost`` from the params, all alive, no Break,
+    no commodore lost, no failed tests, nothing captured, ``ap`` = profile AP."""
+    for x in range(2):
+        for i in range(duel.n_models[x]):
+            battle.hp_lost[x, i] = duel.models[x, i, F_HP_LOST0]
+            battle.alive[x, i] = 1
+            battle.ap[x, i] = duel.models[x, i, F_AP]
+        for s in range(duel.n_squads[x]):
+            battle.brk[x, s] = 0
+        battle.comm_lost[x] = 0
+        battle.rout_fails[x] = 0
+        battle.captured[x] = 0
+
 
 @unmanaged_jit
-def initiative(s0, s1, s2, s3, buf, lanes, settings, d6_value, d6_explodes, d6_n):
-    """§4: A rolls 2D6, then B; the higher activates first. Ties (Amb 14): both re-roll
-    (capped), or A / B goes first. Returns the stream state, the side first (0 = A),
-    dice rolled and whether the re-roll cap was hit. ``d6_*`` = the face-sum table."""
+def initiative(rng, settings, d6_value, d6_explodes, d6_n, counters):
+    """Spec §7 turn loop 1 (rules §4): A rolls 2D6, then B; the higher activates first. Ties
+    (Amb 14): both re-roll (capped at :data:`INITIATIVE_REROLL_CAP`, then A first, counted),
+    or A / B goes first. Returns ``(rng, side first)`` (0 = A)."""
     n = settings[S_INIT_DICE]
-    rolled = 0
     for _ in range(INITIATIVE_REROLL_CAP):
-        s0, s1, s2, s3, buf, lanes, a, r, _d = pool_total_locals(s0, s1, s2, s3, buf, lanes, n,
-                                                                 d6_value, d6_explodes, d6_n)
-        rolled += r
-        s0, s1, s2, s3, buf, lanes, b, r, _d = pool_total_locals(s0, s1, s2, s3, buf, lanes, n,
-                                                                 d6_value, d6_explodes, d6_n)
-        rolled += r
+        rng, a = roll(rng, n, d6_value, d6_explodes, d6_n, counters)
+        rng, b = roll(rng, n, d6_value, d6_explodes, d6_n, counters)
         if a > b:
-            return s0, s1, s2, s3, buf, lanes, 0, rolled, 0
+            return rng, 0
         if b > a:
-            return s0, s1, s2, s3, buf, lanes, 1, rolled, 0
+            return rng, 1
         if settings[S_TIE] == TIE_A_FIRST:
-            return s0, s1, s2, s3, buf, lanes, 0, rolled, 0
+            return rng, 0
         if settings[S_TIE] == TIE_B_FIRST:
-            return s0, s1, s2, s3, buf, lanes, 1, rolled, 0
-    return s0, s1, s2, s3, buf, lanes, 0, rolled, 1
+            return rng, 1
+    counters[CT_INITIATIVE_CAPS] += 1
+    return rng, 0
+
+
+@hot_jit
+def next_activation(cur, duel, battle):
+    """Spec §7 turn loop 2: ``(side, squadron)`` of the next activation: the first squadron
+    (list order) of side ``cur`` not yet activated this turn with a model alive, else the
+    other side's; squadron -1 when neither side has one (the turn ends)."""
+    for side in (cur, 1 - cur):
+        for s in range(duel.n_squads[side]):
+            if battle.activated[side, s] == 0 and squadron_alive(side, s, duel, battle):
+                return side, s
+    return cur, -1
+
+
+@hot_jit
+def move(x, s, turn, dist, duel, battle):
+    """Spec §7 activation step 2: returns ``(dist, band)``. Closing: the distance closes by
+    side ``x``'s speed (null: the slowest alive model of the squadron), never below the
+    minimum, and the band is read from it (``fractional_range``); fixed: the turn's band."""
+    if duel.settings[S_RANGE_MODE] == RANGE_CLOSING:
+        speed = duel.geometry[G_SPEED_A + x]
+        if math.isnan(speed):
+            speed = np.inf
+            first = duel.squads[x, s, 0]
+            for i in range(first, first + duel.squads[x, s, 1]):
+                if battle.alive[x, i] and duel.mv[x, i] < speed:
+                    speed = duel.mv[x, i]
+        dist = max(duel.geometry[G_MIN_DISTANCE], dist - speed)
+        d = math.floor(dist) if duel.settings[S_LOWER_BAND] else dist
+        band = max(1, int(math.ceil(d / duel.geometry[G_BAND_INCHES])))
+    else:
+        band = duel.bands[min(turn, duel.bands.shape[0]) - 1]
+    return dist, band
+
+
+@hot_jit
+def declare(rng, state, x, s, band, duel, battle):
+    """Spec §7 activation step 3 (rules §11: every target chosen before any dice): for each
+    alive model of squadron ``s`` and each weapon with AD in this band, a legal target by
+    side ``x``'s policy, written to ``battle.declared``. Returns ``(rng, attacks declared)``."""
+    b = band - 1
+    policy = duel.settings[S_POLICY_A + x]
+    n = 0
+    first = duel.squads[x, s, 0]
+    for i in range(first, first + duel.squads[x, s, 1]):
+        if battle.alive[x, i] == 0:
+            continue
+        for w in range(duel.models[x, i, F_N_WEAPONS]):
+            if duel.w_ad[x, i, w, b] < 1:
+                continue
+            rng, j = pick_target(rng, state, 1 - x, duel.to_hit[x, i, w, :, b], n, policy, duel, battle)
+            if j < 0:
+                continue
+            battle.declared[n, 0] = i
+            battle.declared[n, 1] = w
+            battle.declared[n, 2] = j
+            n += 1
+    return rng, n
+
+
+@hot_jit
+def resolve_fire(rng, state, x, band, n_declared, duel, battle, counters):
+    """Spec §7 activation step 4 (rules §11): the declared attacks in order; one on a model
+    already destroyed is lost. Gun AD drops with the attacker's lost HP (never below 1); the
+    target's AA cancels rockets, its CC torpedoes. Returns ``(rng, y's commodore lost)``."""
+    y = 1 - x
+    b = band - 1
+    comm_now = False
+    for q in range(n_declared):
+        i = battle.declared[q, 0]
+        w = battle.declared[q, 1]
+        j = battle.declared[q, 2]
+        if battle.alive[y, j] == 0:
+            continue
+        kind = duel.w_type[x, i, w]
+        n_dice = duel.w_ad[x, i, w, b]
+        if kind == W_PRIMARY or kind == W_SECONDARY:      # spec 0.5 degrade
+            n_dice = max(1, n_dice - battle.hp_lost[x, i])
+        n_defense = 0
+        if kind == W_ROCKET:
+            n_defense = aux_dice(duel.models[y, j, F_AA], battle.hp_lost[y, j])
+        elif kind == W_TORPEDO:
+            n_defense = aux_dice(duel.models[y, j, F_CC], battle.hp_lost[y, j])
+        rng, damage = attack(rng, state, n_dice, duel.to_hit[x, i, w, j, b], n_defense, y, j, duel, battle,
+                             counters)
+        battle.hp_lost[y, j] += damage
+        if battle.hp_lost[y, j] >= duel.models[y, j, F_HP]:
+            if model_lost(y, j, duel, battle):
+                comm_now = True
+    return rng, comm_now
+
+
+@hot_jit
+def in_boarding_reach(dist, band, duel):
+    """Spec §7 "Boarding step" (rules §12: within 4in): closing, the distance after this
+    move; fixed, range band 1."""
+    if duel.settings[S_RANGE_MODE] == RANGE_CLOSING:
+        return dist <= duel.geometry[G_BOARD_INCHES]
+    return band == 1
+
+
+@hot_jit
+def melee(rng, x, i, y, j, committed, duel, battle, counters):
+    """Spec §7 "Boarding step" 3: model ``i`` of side ``x`` boards model ``j`` with
+    ``committed`` AP. Defence dice of the boarded model (its CC against a diving boarder,
+    else AA) first, then one melee round: the boarders' MD, the defender's MD. Returns
+    ``(rng, captured, derelict, boarders left)``."""
+    d_ap = battle.ap[y, j]
+    if d_ap == 0:                                  # no crew: captured without dice
+        return rng, True, False, committed
+    v = duel.models[y, j, F_CC] if duel.models[x, i, F_DIVING] else duel.models[y, j, F_AA]
+    rng, defence_hits = roll(rng, aux_dice(v, battle.hp_lost[y, j]), duel.board_defense_value,
+                             duel.board_defense_explodes, duel.board_defense_n, counters)
+    a_now = max(0, committed - defence_hits)
+    rng, boarder_hits = roll(rng, a_now, duel.melee_value, duel.melee_explodes, duel.melee_n, counters)
+    rng, defender_hits = roll(rng, d_ap, duel.melee_value, duel.melee_explodes, duel.melee_n, counters)
+    d_left = max(0, d_ap - boarder_hits)
+    a_left = max(0, a_now - defender_hits)
+    battle.ap[y, j] = d_left
+    captured = d_left == 0 and a_left >= 1
+    derelict = d_left == 0 and a_left == 0 and duel.settings[S_BOARD_DERELICT] != 0
+    return rng, captured, derelict, a_left
+
+
+@hot_jit
+def boarding(rng, state, x, s, duel, battle, counters):
+    """Spec §7 activation step 4b, "Boarding step" (rules §4 step 6, §12): each alive model
+    of squadron ``s`` that can board and has AP boards one enemy (target policy on the
+    current state), commits all or half its AP and fights :func:`melee`. A captured or
+    derelict model is lost; the prize crew stays aboard, other survivors return. Returns
+    ``(rng, y's commodore lost)``."""
+    y = 1 - x
+    policy = duel.settings[S_POLICY_A + x]
+    k = 0
+    comm_now = False
+    first = duel.squads[x, s, 0]
+    for i in range(first, first + duel.squads[x, s, 1]):
+        if battle.alive[x, i] == 0 or duel.models[x, i, F_CAN_BOARD] == 0 or battle.ap[x, i] < 1:
+            continue
+        rng, j = pick_target(rng, state, y, duel.models[y, :, F_BOARDABLE], k, policy, duel, battle)
+        if j < 0:
+            continue
+        k += 1
+        committed = battle.ap[x, i]
+        if duel.settings[S_BOARD_HALF]:
+            committed = max(1, committed // 2)
+        battle.ap[x, i] -= committed
+        rng, captured, derelict, a_left = melee(rng, x, i, y, j, committed, duel, battle, counters)
+        if captured or derelict:
+            if model_lost(y, j, duel, battle):
+                comm_now = True
+            if captured:
+                battle.captured[y] += 1
+        if not captured:
+            battle.ap[x, i] += a_left
+    return rng, comm_now
 
 
 @unmanaged_jit
-def squadron_test(s0, s1, s2, s3, buf, lanes, x, s, models, squads, alive, comm_lost_x, settings,
-                  rout_value, rout_explodes, rout_n):
-    """§8 rout / bravery test of squadron ``s`` of side ``x``: 3D6 (+1D6 with its side's
+def squadron_test(rng, x, s, models, squads, alive, comm_lost_x, settings, rout_value, rout_explodes,
+                  rout_n, counters):
+    """Rules §8 rout / bravery test of squadron ``s`` of side ``x``: 3D6 (+1D6 with its side's
     alive commodore in it); needs 1, +1 when half or more of its models are lost, +1 while
-    the commodore is lost. Returns the stream state, passed, dice rolled."""
+    the commodore is lost. Returns ``(rng, passed)``."""
     first = squads[x, s, 0]
     count = squads[x, s, 1]
     dice = settings[S_ROUT_DICE]
@@ -108,389 +429,133 @@ def squadron_test(s0, s1, s2, s3, buf, lanes, x, s, models, squads, alive, comm_
         need += 1
     if comm_lost_x:
         need += 1
-    s0, s1, s2, s3, buf, lanes, successes, rolled, _d = pool_total_locals(s0, s1, s2, s3, buf, lanes, dice,
-                                                                          rout_value, rout_explodes, rout_n)
-    return s0, s1, s2, s3, buf, lanes, successes >= need, rolled
+    rng, successes = roll(rng, dice, rout_value, rout_explodes, rout_n, counters)
+    return rng, successes >= need
 
 
 @hot_jit
-def pick_by_policy(state, y, eligible, k, models, hp_lost, alive, n_enemy, policy):
-    """The living model ``j`` of side ``y`` with ``eligible[j] != 0`` that the target
-    policy picks, or -1 when there is none. ``k`` = picks already made this step (spread);
-    only the ``random`` policy draws from ``state``."""
-    best = -1
-    best_key = 0
-    n_elig = 0
-    for j in range(n_enemy):
-        if alive[y, j] == 0 or eligible[j] == 0:
+def rout_tests(rng, y, comm_now, duel, battle, counters):
+    """Spec §7 activation step 5 (rules §8, 7a): every alive squadron of side ``y`` tests
+    the first time its commodore is lost; otherwise each that lost a model in this
+    activation. A failure gives Break and counts in ``rout_fails``. Returns ``rng``."""
+    new_comm = comm_now and battle.comm_lost[y] == 0
+    if new_comm:
+        battle.comm_lost[y] = 1
+    for s in range(duel.n_squads[y]):
+        if (battle.lost_now[s] == 0 and not new_comm) or not squadron_alive(y, s, duel, battle):
             continue
-        n_elig += 1
-        if policy == P_WEAKEST:
-            key = models[y, j, F_HP] - hp_lost[y, j]
-            if best < 0 or key < best_key:
-                best, best_key = j, key
-        elif policy == P_STRONGEST:
-            key = models[y, j, F_POINTS]
-            if best < 0 or key > best_key:
-                best, best_key = j, key
-        elif best < 0:
-            best = j
-    if n_elig == 0 or policy == P_FIRST or policy == P_WEAKEST or policy == P_STRONGEST:
-        return best
-    pick = k % n_elig if policy == P_SPREAD else uniform_int(state, n_elig)
-    for j in range(n_enemy):
-        if alive[y, j] == 0 or eligible[j] == 0:
-            continue
-        if pick == 0:
-            return j
-        pick -= 1
-    return -1
+        rng, passed = squadron_test(rng, y, s, duel.models, duel.squads, battle.alive, battle.comm_lost[y],
+                                    duel.settings, duel.rout_value, duel.rout_explodes, duel.rout_n, counters)
+        if not passed:
+            battle.brk[y, s] = 1
+            battle.rout_fails[y] += 1
+    return rng
 
 
 @hot_jit
-def choose_target(state, x, i, w, b, k, models, hp_lost, alive, n_enemy, to_hit, policy):
-    """The enemy model a declared attack goes to (§11 declare before rolling), or -1 when no
-    alive enemy is a legal target. ``k`` = attacks already declared in this activation."""
-    return pick_by_policy(state, 1 - x, to_hit[x, i, w, :, b], k, models, hp_lost, alive, n_enemy, policy)
+def bravery_test(rng, x, s, duel, battle, counters):
+    """Spec §7 activation step 6 (rules §8, 7b): squadron ``s``, which had Break before it
+    activated, tests; a pass removes Break. Returns ``rng``."""
+    rng, passed = squadron_test(rng, x, s, duel.models, duel.squads, battle.alive, battle.comm_lost[x],
+                                duel.settings, duel.rout_value, duel.rout_explodes, duel.rout_n, counters)
+    if passed:
+        battle.brk[x, s] = 0
+    return rng
 
 
 @hot_jit
-def choose_board_target(state, x, k, models, hp_lost, alive, n_enemy, policy):
-    """The enemy model a boarder goes to (spec §7 boarding step 1), or -1 when no alive enemy
-    can be boarded. ``k`` = boardings already made in this step."""
-    return pick_by_policy(state, 1 - x, models[1 - x, :, F_BOARDABLE], k, models, hp_lost, alive, n_enemy, policy)
+def activate(rng, state, x, s, turn, dist, duel, battle, counters):
+    """Spec §7 "Activation of squadron s of side x": move, declare and resolve the fire,
+    boardings, the enemy's rout tests, the squadron's own bravery test. Returns
+    ``(rng, dist, winner)``: winner ``x`` when side ``y`` has no model left (the duel ends
+    at once, no tests), else -1."""
+    y = 1 - x
+    battle.activated[x, s] = 1
+    had_break = battle.brk[x, s] != 0
+    dist, band = move(x, s, turn, dist, duel, battle)
+    for s_y in range(duel.n_squads[y]):
+        battle.lost_now[s_y] = 0
+    comm_now = False
+    if band <= duel.settings[S_RANGE_BANDS]:
+        rng, n_declared = declare(rng, state, x, s, band, duel, battle)
+        rng, comm_now = resolve_fire(rng, state, x, band, n_declared, duel, battle, counters)
+    if not side_alive(y, duel, battle):
+        return rng, dist, x
+    if duel.settings[S_BOARDING] and not had_break and in_boarding_reach(dist, band, duel):   # Break: no boarding
+        rng, comm_boarded = boarding(rng, state, x, s, duel, battle, counters)
+        comm_now = comm_now or comm_boarded
+        if not side_alive(y, duel, battle):
+            return rng, dist, x
+    rng = rout_tests(rng, y, comm_now, duel, battle, counters)
+    if had_break:
+        rng = bravery_test(rng, x, s, duel, battle, counters)
+    return rng, dist, -1
 
+
+@hot_jit
+def record_duel(values, winner, turn, duel, battle):
+    """Spec §7 "Metrics": the values of :data:`DUEL_METRICS` + :data:`BOARDING_METRICS` (a
+    captured or derelict model counts as lost)."""
+    values[M_WIN_A] = 1 if winner == 0 else 0
+    values[M_WIN_B] = 1 if winner == 1 else 0
+    values[M_DRAW] = 1 if winner < 0 else 0
+    values[M_TURNS] = turn
+    for x in range(2):
+        lost_points = 0
+        survivors = 0
+        for i in range(duel.n_models[x]):
+            if battle.alive[x, i]:
+                survivors += 1
+            else:
+                lost_points += duel.models[x, i, F_POINTS]
+        values[M_POINTS_DESTROYED + x] = lost_points
+        values[M_SURVIVORS + x] = survivors
+        values[M_ROUT_FAILS + x] = battle.rout_fails[x]
+        values[M_CAPTURED + x] = battle.captured[x]
+
+
+# ----------------------------------------------------------------------------- on the driver
 
 @unmanaged_jit
-def duel_chunk(state, n, hist, moments, models, mv, w_type, w_ad, to_hit, n_models, n_squads, squads,
-               settings, geometry, bands, hit_value, hit_explodes, hit_n,
-               cancel_value, cancel_explodes, cancel_n, rout_value, rout_explodes, rout_n,
-               d6_value, d6_explodes, d6_n, crit_values, crit_cum,
-               bdef_value, bdef_explodes, bdef_n, melee_value, melee_explodes, melee_n,
-               values, hp_lost, alive, brk, done, lost_now, dec, side_state, ap, counters):
-    """``n`` duels recorded into ``hist[0]``/``moments[0]`` (:data:`DUEL_METRICS`).
-
-    Compiled without reference counting and allocates nothing: the arrays after
-    ``crit_cum`` are scratch from the driver (``side_state[x]`` = commodore lost, failed
-    rout tests, models captured; ``ap`` = current AP, boarding only). The stream state lives in scalars for the whole chunk (kept in
-    registers); it is written back to ``state`` only around the rare draws that use the
-    array form (random targets, a critical table with several entries) and at the end."""
-    s0, s1, s2, s3, buf, lanes = state[0], state[1], state[2], state[3], state[4], state[5]
-    for _trial in range(n):
-        rolled = 0
-        dropped = 0
-        init_caps = 0
+def duel_trial(state, values, counters, battle, duel):
+    """One duel (spec §7 turn loop): turns of initiative and activations until a side has no
+    model left, or ``max_turns`` (a draw); then its metrics."""
+    start_duel(duel, battle)
+    rng = load_stream(state)
+    dist = duel.geometry[G_START]
+    winner = -1
+    turn = 0
+    for turn in range(1, duel.settings[S_MAX_TURNS] + 1):
+        rng, cur = initiative(rng, duel.settings, duel.d6_value, duel.d6_explodes, duel.d6_n, counters)
         for x in range(2):
-            for i in range(n_models[x]):
-                hp_lost[x, i] = models[x, i, F_HP_LOST0]
-                alive[x, i] = 1
-            for s in range(n_squads[x]):
-                brk[x, s] = 0
-            side_state[x, 0] = 0     # commodore lost
-            side_state[x, 1] = 0     # failed rout tests
-            side_state[x, 2] = 0     # models captured (boarding)
-            for i in range(n_models[x]):
-                ap[x, i] = models[x, i, F_AP]
-        dist = geometry[G_START]
-        max_turns = settings[S_MAX_TURNS]
-        small_hp_rule = settings[S_SMALL_HP]
-        winner = -1
-        turn = 0
-        for turn in range(1, max_turns + 1):
-            s0, s1, s2, s3, buf, lanes, first, r, cap = initiative(s0, s1, s2, s3, buf, lanes, settings,
-                                                                   d6_value, d6_explodes, d6_n)
-            rolled += r
-            init_caps += cap
-            for x in range(2):
-                for s in range(n_squads[x]):
-                    done[x, s] = 0
-            cur = first
-            while True:
-                # the next squadron of `cur` not yet activated with a model alive; else the other side's
-                s = -1
-                for side_try in range(2):
-                    side = cur if side_try == 0 else 1 - cur
-                    for s2_ in range(n_squads[side]):
-                        if done[side, s2_]:
-                            continue
-                        first_m = squads[side, s2_, 0]
-                        for i in range(first_m, first_m + squads[side, s2_, 1]):
-                            if alive[side, i]:
-                                s = s2_
-                                break
-                        if s >= 0:
-                            break
-                    if s >= 0:
-                        cur = side
-                        break
-                if s < 0:
-                    break
-                done[cur, s] = 1
-                x = cur
-                y = 1 - cur
-                had_break = brk[x, s]
-                first_m = squads[x, s, 0]
-                last_m = first_m + squads[x, s, 1]
-                # 1. move / band
-                if settings[S_RANGE_MODE] == RANGE_CLOSING:
-                    speed = geometry[G_SPEED_A + x]
-                    if math.isnan(speed):
-                        speed = np.inf
-                        for i in range(first_m, last_m):
-                            if alive[x, i] and mv[x, i] < speed:
-                                speed = mv[x, i]
-                    dist = max(geometry[G_MIN_DISTANCE], dist - speed)
-                    d = math.floor(dist) if settings[S_LOWER_BAND] else dist
-                    band = max(1, int(math.ceil(d / geometry[G_BAND_INCHES])))
-                else:
-                    band = bands[min(turn, bands.shape[0]) - 1]
-                for s2_ in range(n_squads[y]):
-                    lost_now[s2_] = 0
-                comm_now = False
-                # 2. declare every attack (policies see the state after movement, before any dice)
-                if band <= settings[S_RANGE_BANDS]:
-                    b = band - 1
-                    k = 0
-                    n_dec = 0
-                    policy = settings[S_POLICY_A + x]
-                    for i in range(first_m, last_m):
-                        if alive[x, i] == 0:
-                            continue
-                        for w in range(models[x, i, F_N_WEAPONS]):
-                            if w_ad[x, i, w, b] < 1:
-                                continue
-                            if policy == P_RANDOM:
-                                state[0], state[1], state[2], state[3], state[4], state[5] = s0, s1, s2, s3, buf, lanes
-                            j = choose_target(state, x, i, w, b, k, models, hp_lost, alive, n_models[y], to_hit, policy)
-                            if policy == P_RANDOM:
-                                s0, s1, s2, s3, buf, lanes = state[0], state[1], state[2], state[3], state[4], state[5]
-                            if j < 0:
-                                continue
-                            k += 1
-                            dec[n_dec, 0] = i
-                            dec[n_dec, 1] = w
-                            dec[n_dec, 2] = j
-                            n_dec += 1
-                    # 3. resolve in declaration order; an attack on a model already destroyed is lost
-                    for q in range(n_dec):
-                        i = dec[q, 0]
-                        w = dec[q, 1]
-                        j = dec[q, 2]
-                        if alive[y, j] == 0:
-                            continue
-                        wt = w_type[x, i, w]
-                        n = w_ad[x, i, w, b]
-                        if wt == W_PRIMARY or wt == W_SECONDARY:   # §11 damage to AD, never below 1
-                            n = max(1, n - hp_lost[x, i])
-                        n_def = 0
-                        if wt == W_ROCKET or wt == W_TORPEDO:       # AA vs rockets, CC vs torpedoes
-                            v = models[y, j, F_AA] if wt == W_ROCKET else models[y, j, F_CC]
-                            if v > 0:
-                                n_def = max(1, v - hp_lost[y, j])
-                        s0, s1, s2, s3, buf, lanes, hits, dmg, r, dd = resolve_attack_locals(
-                            s0, s1, s2, s3, buf, lanes, state, n, to_hit[x, i, w, j, b], hit_value,
-                            hit_explodes, hit_n, n_def, cancel_value, cancel_explodes, cancel_n,
-                            models[y, j, F_DR], models[y, j, F_CR], models[y, j, F_HP], hp_lost[y, j],
-                            small_hp_rule, crit_values, crit_cum)
-                        rolled += r
-                        dropped += dd
-                        hp_lost[y, j] += dmg
-                        if hp_lost[y, j] >= models[y, j, F_HP]:
-                            alive[y, j] = 0
-                            lost_now[models[y, j, F_SQUAD]] += 1
-                            if models[y, j, F_COMMODORE]:
-                                comm_now = True
-                y_alive = False
-                for j in range(n_models[y]):
-                    if alive[y, j]:
-                        y_alive = True
-                        break
-                if not y_alive:
-                    winner = x
-                    break
-                # 3b. (§4 step 6) boardings within 4in, by the models of a squadron without Break
-                if settings[S_BOARDING] and not had_break:
-                    if settings[S_RANGE_MODE] == RANGE_CLOSING:
-                        in_reach = dist <= geometry[G_BOARD_INCHES]
-                    else:
-                        in_reach = band == 1
-                    if in_reach:
-                        policy = settings[S_POLICY_A + x]
-                        kb = 0
-                        for i in range(first_m, last_m):
-                            if alive[x, i] == 0 or models[x, i, F_CAN_BOARD] == 0 or ap[x, i] < 1:
-                                continue
-                            if policy == P_RANDOM:
-                                state[0], state[1], state[2], state[3], state[4], state[5] = s0, s1, s2, s3, buf, lanes
-                            j = choose_board_target(state, x, kb, models, hp_lost, alive, n_models[y], policy)
-                            if policy == P_RANDOM:
-                                s0, s1, s2, s3, buf, lanes = state[0], state[1], state[2], state[3], state[4], state[5]
-                            if j < 0:
-                                continue
-                            kb += 1
-                            committed = ap[x, i]
-                            if settings[S_BOARD_HALF]:
-                                committed = max(1, committed // 2)
-                            ap[x, i] -= committed
-                            d_ap = ap[y, j]
-                            captured = False
-                            derelict = False
-                            if d_ap == 0:
-                                a_left = committed
-                                captured = True
-                            else:
-                                v = models[y, j, F_CC] if models[x, i, F_DIVING] else models[y, j, F_AA]
-                                n_def = 0
-                                if v > 0:
-                                    n_def = max(1, v - hp_lost[y, j])
-                                s0, s1, s2, s3, buf, lanes, dh, r, dd = pool_total_locals(
-                                    s0, s1, s2, s3, buf, lanes, n_def, bdef_value, bdef_explodes, bdef_n)
-                                rolled += r
-                                dropped += dd
-                                a_now = max(0, committed - dh)
-                                s0, s1, s2, s3, buf, lanes, ha, r, dd = pool_total_locals(
-                                    s0, s1, s2, s3, buf, lanes, a_now, melee_value, melee_explodes, melee_n)
-                                rolled += r
-                                dropped += dd
-                                s0, s1, s2, s3, buf, lanes, hd, r, dd = pool_total_locals(
-                                    s0, s1, s2, s3, buf, lanes, d_ap, melee_value, melee_explodes, melee_n)
-                                rolled += r
-                                dropped += dd
-                                d_left = max(0, d_ap - ha)
-                                a_left = max(0, a_now - hd)
-                                ap[y, j] = d_left
-                                if d_left == 0 and a_left >= 1:
-                                    captured = True
-                                elif d_left == 0 and a_left == 0 and settings[S_BOARD_DERELICT]:
-                                    derelict = True
-                            if captured or derelict:
-                                alive[y, j] = 0
-                                lost_now[models[y, j, F_SQUAD]] += 1
-                                if models[y, j, F_COMMODORE]:
-                                    comm_now = True
-                                if captured:
-                                    side_state[y, 2] += 1      # the survivors stay aboard as the prize crew
-                            if not captured:
-                                ap[x, i] += a_left             # the survivors return to their ship
-                        y_alive = False
-                        for j in range(n_models[y]):
-                            if alive[y, j]:
-                                y_alive = True
-                                break
-                        if not y_alive:
-                            winner = x
-                            break
-                # 4. (7a) rout tests of the enemy squadrons that lost models, or of all of them the
-                #    first time the enemy commodore is lost
-                new_comm = comm_now and side_state[y, 0] == 0
-                if new_comm:
-                    side_state[y, 0] = 1
-                for s2_ in range(n_squads[y]):
-                    if lost_now[s2_] == 0 and not new_comm:
-                        continue
-                    sq_alive = False
-                    for i in range(squads[y, s2_, 0], squads[y, s2_, 0] + squads[y, s2_, 1]):
-                        if alive[y, i]:
-                            sq_alive = True
-                            break
-                    if not sq_alive:
-                        continue
-                    s0, s1, s2, s3, buf, lanes, passed, r = squadron_test(
-                        s0, s1, s2, s3, buf, lanes, y, s2_, models, squads, alive, side_state[y, 0], settings,
-                        rout_value, rout_explodes, rout_n)
-                    rolled += r
-                    if not passed:
-                        brk[y, s2_] = 1
-                        side_state[y, 1] += 1
-                # 5. (7b) bravery test of the active squadron if it had Break before activating
-                if had_break:
-                    s0, s1, s2, s3, buf, lanes, passed, r = squadron_test(
-                        s0, s1, s2, s3, buf, lanes, x, s, models, squads, alive, side_state[x, 0], settings,
-                        rout_value, rout_explodes, rout_n)
-                    rolled += r
-                    if passed:
-                        brk[x, s] = 0
-                cur = y
+            for s in range(duel.n_squads[x]):
+                battle.activated[x, s] = 0
+        while True:
+            cur, s = next_activation(cur, duel, battle)
+            if s < 0:
+                break
+            rng, dist, winner = activate(rng, state, cur, s, turn, dist, duel, battle, counters)
             if winner >= 0:
                 break
-        state[0], state[1], state[2], state[3], state[4], state[5] = s0, s1, s2, s3, buf, lanes
-        counters[0] += dropped
-        counters[1] += rolled
-        counters[2] += init_caps
-        values[0] = 1 if winner == 0 else 0
-        values[1] = 1 if winner == 1 else 0
-        values[2] = 1 if winner < 0 else 0
-        values[3] = turn
-        for x in range(2):
-            lost_points = 0
-            survivors = 0
-            for i in range(n_models[x]):
-                if alive[x, i]:
-                    survivors += 1
-                else:
-                    lost_points += models[x, i, F_POINTS]
-            values[4 + x] = lost_points
-            values[6 + x] = survivors
-            values[8 + x] = side_state[x, 1]
-            values[10 + x] = side_state[x, 2]
-        record(hist, moments, 0, values)
+            cur = 1 - cur
+        if winner >= 0:
+            break
+    store_stream(state, rng)
+    record_duel(values, winner, turn, duel, battle)
 
 
 @jit
-def duel_run_chunk(seed, key, chunk, n, models, mv, w_type, w_ad, to_hit, n_models, n_squads, squads,
-                   settings, geometry, bands, hit_value, hit_explodes, hit_n,
-                   cancel_value, cancel_explodes, cancel_n, rout_value, rout_explodes, rout_n,
-                   d6_value, d6_explodes, d6_n, crit_values, crit_cum,
-                   bdef_value, bdef_explodes, bdef_n, melee_value, melee_explodes, melee_n, n_bins):
-    """One chunk of duels on its own stream, copies of the inputs and scratch (so no cache
-    line is shared between threads): returns (hist[1, metric, bin], moments[1, metric, 3],
-    counters)."""
-    n_metrics = N_KERNEL_METRICS
-    max_m = models.shape[1]
-    max_w = w_type.shape[2]
-    state = np.empty(STATE_WORDS, np.uint64)
-    seed_stream(state, seed, key, chunk)
-    hist = np.zeros((1, n_metrics, n_bins), np.int64)
-    moments = np.zeros((1, n_metrics, 3), np.int64)
-    counters = np.zeros(N_DUEL_COUNTERS, np.int64)
-    duel_chunk(state, n, hist, moments,
-               models.copy(), mv.copy(), w_type.copy(), w_ad.copy(), to_hit.copy(), n_models.copy(),
-               n_squads.copy(), squads.copy(), settings.copy(), geometry.copy(), bands.copy(),
-               hit_value.copy(), hit_explodes.copy(), hit_n.copy(),
-               cancel_value.copy(), cancel_explodes.copy(), cancel_n.copy(),
-               rout_value.copy(), rout_explodes.copy(), rout_n.copy(),
-               d6_value.copy(), d6_explodes.copy(), d6_n.copy(), crit_values.copy(), crit_cum.copy(),
-               bdef_value.copy(), bdef_explodes.copy(), bdef_n.copy(),
-               melee_value.copy(), melee_explodes.copy(), melee_n.copy(),
-               np.zeros(n_metrics, np.int64), np.zeros((2, max_m), np.int64), np.zeros((2, max_m), np.int64),
-               np.zeros((2, max_m), np.int64), np.zeros((2, max_m), np.int64), np.zeros(max_m, np.int64),
-               np.zeros((max_m * max_w, 3), np.int64), np.zeros((2, 3), np.int64), np.zeros((2, max_m), np.int64),
-               counters)
-    return hist, moments, counters
+def duel_workspace(duel):
+    """A :class:`DuelState` for one chunk (reset by :func:`start_duel` at every trial)."""
+    m = duel.models.shape[1]
+    return DuelState(np.zeros((2, m), np.int64), np.zeros((2, m), np.int64), np.zeros((2, m), np.int64),
+                     np.zeros((2, m), np.int64), np.zeros(m, np.int64),
+                     np.zeros((m * duel.w_type.shape[2], 3), np.int64), np.zeros(2, np.int64),
+                     np.zeros(2, np.int64), np.zeros(2, np.int64), np.zeros((2, m), np.int64))
 
 
 @parallel_jit
-def duel_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
-                   models, mv, w_type, w_ad, to_hit, n_models, n_squads, squads,
-                   settings, geometry, bands, hit_value, hit_explodes, hit_n,
-                   cancel_value, cancel_explodes, cancel_n, rout_value, rout_explodes, rout_n,
-                   d6_value, d6_explodes, d6_n, crit_values, crit_cum,
-                   bdef_value, bdef_explodes, bdef_n, melee_value, melee_explodes, melee_n, n_bins):
-    """Per-chunk (hist, moments, counters) of :data:`DUEL_METRICS` + :data:`BOARDING_METRICS`
-    (chunks in parallel; the caller drops the boarding columns when boarding is off)."""
-    n_chunks = chunk_hi - chunk_lo
-    n_metrics = N_KERNEL_METRICS
-    hist = np.zeros((n_chunks, n_metrics, n_bins), np.int64)
-    moments = np.zeros((n_chunks, n_metrics, 3), np.int64)
-    counters = np.zeros((n_chunks, N_DUEL_COUNTERS), np.int64)
-    for c in prange(n_chunks):
-        h, m, r = duel_run_chunk(seed, key, chunk_lo + c, chunk_trials(chunk_lo + c, chunk_size, n_trials),
-                                 models, mv, w_type, w_ad, to_hit, n_models, n_squads, squads,
-                                 settings, geometry, bands, hit_value, hit_explodes, hit_n,
-                                 cancel_value, cancel_explodes, cancel_n, rout_value, rout_explodes, rout_n,
-                                 d6_value, d6_explodes, d6_n, crit_values, crit_cum,
-                                 bdef_value, bdef_explodes, bdef_n, melee_value, melee_explodes, melee_n, n_bins)
-        hist[c] = h[0]
-        moments[c] = m[0]
-        counters[c] = r
-    return hist, moments, counters
+def duel_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, args):
+    """Per-chunk (hist, moments, counters) of :data:`DUEL_METRICS` + :data:`BOARDING_METRICS`."""
+    return run_trials(duel_trial, duel_workspace, args, seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
+                      N_KERNEL_METRICS, n_bins, N_DUEL_COUNTERS)

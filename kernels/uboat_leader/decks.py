@@ -11,16 +11,11 @@ the tests assert it stays 0).
 """
 from __future__ import annotations
 
-import numpy as np
-from numba import prange
 
-from kernels._jit import parallel_jit
-from kernels.record import chunk_trials
-from kernels.rng import STATE_WORDS, roll_die, seed_stream
 from kernels._jit import unmanaged_jit
+from kernels.rng import roll_die
 from kernels.uboat_leader.state import (CT_DRAW_FAILED, CT_DRAWS, CT_DUPLICATE_CARD, CT_RESHUFFLES,
-                                        DECK_DISCARDS, DECK_LEFT, DK_CARDS, DK_DISCARDS, DK_IN_PLAY,
-                                        N_COUNTERS)
+                                        DECK_DISCARDS, DECK_LEFT, DK_CARDS, DK_DISCARDS, DK_IN_PLAY)
 
 
 @unmanaged_jit
@@ -65,35 +60,3 @@ def deck_discard(dk, dn, d, card):
     dk[d, DK_DISCARDS, k] = card
     dn[d, DECK_DISCARDS] = k + 1
     dk[d, DK_IN_PLAY, card] = 0
-
-
-@parallel_jit
-def deck_sequences(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, size, draws, discard_after):
-    """Test kernel: per trial, draw ``draws`` cards from a fresh deck of ``size``; the first
-    time the deck runs out, the first ``discard_after`` cards drawn go to the discards.
-
-    Returns ``(seq[trial, draw], counters[chunk, N_COUNTERS])`` (trials of chunks
-    ``chunk_lo..chunk_hi``; a failed draw is -1).
-    """
-    n_chunks = chunk_hi - chunk_lo
-    seq = np.full((n_chunks * chunk_size, draws), -2, np.int64)
-    counters = np.zeros((n_chunks, N_COUNTERS), np.int64)
-    for c in prange(n_chunks):
-        state = np.empty(STATE_WORDS, np.uint64)
-        seed_stream(state, seed, key, chunk_lo + c)
-        dk = np.zeros((1, 3, size), np.int64)
-        dn = np.zeros((1, 2), np.int64)
-        cnt = np.zeros(N_COUNTERS, np.int64)
-        d = np.int64(0)  # a run-time int: no extra compiled copy of the deck functions
-        for t in range(chunk_trials(chunk_lo + c, chunk_size, n_trials)):
-            deck_reset(dk, dn, d, size)
-            row = c * chunk_size + t
-            discarded = False
-            for i in range(draws):
-                if not discarded and dn[0, DECK_LEFT] == 0:
-                    for k in range(min(discard_after, i)):
-                        deck_discard(dk, dn, d, seq[row, k])
-                    discarded = True
-                seq[row, i] = deck_draw(state, dk, dn, d, cnt)
-        counters[c, :] = cnt
-    return seq, counters

@@ -3,12 +3,9 @@
 """
 from __future__ import annotations
 
-import numpy as np
-from numba import prange
-
-from kernels._jit import hot_jit, parallel_jit
-from kernels.record import chunk_trials, record
-from kernels.rng import STATE_WORDS, roll_die, seed_stream
+from kernels._jit import hot_jit, parallel_jit, unmanaged_jit
+from kernels.driver import no_workspace, run_trials
+from kernels.rng import roll_die
 
 
 @hot_jit
@@ -35,35 +32,32 @@ def evades(roll, evasion):
     return roll <= evasion
 
 
-@parallel_jit
-def escort_detection_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
-                               detection_value, in_range, alerted, roll_bonus, damage_penalty,
-                               chits, silent_running, evasion, fail_stress, n_bins):
+@unmanaged_jit
+def escort_detection_trial(state, values, counters, ws, args):
     """Metrics per trial: p_detected, p_evaded, stress_added (spec §3.1).
 
     A trial draws a Tactics chit uniformly from ``chits`` (one entry per counter), rolls the
     Detection d10 when the U-boat is in range and, if it is detected and ``silent_running``
     applies (a submerged boat), the Silent Running d10 against ``evasion``.
     """
-    n_chunks = chunk_hi - chunk_lo
-    hist = np.zeros((n_chunks, 3, n_bins), np.int64)
-    moments = np.zeros((n_chunks, 3, 3), np.int64)
+    (detection_value, in_range, alerted, roll_bonus, damage_penalty, chits, silent_running, evasion,
+     fail_stress) = args
     n_chits = chits.shape[0]
-    for c in prange(n_chunks):
-        state = np.empty(STATE_WORDS, np.uint64)
-        seed_stream(state, seed, key, chunk_lo + c)
-        values = np.zeros(3, np.int64)
-        for _ in range(chunk_trials(chunk_lo + c, chunk_size, n_trials)):
-            chit = chits[0] if n_chits == 1 else chits[roll_die(state, n_chits) - 1]
-            values[:] = 0
-            if in_range:
-                mod = detection_modifier(alerted, roll_bonus, damage_penalty, chit)
-                if detects(roll_die(state, 10), mod, detection_value):
-                    values[0] = 1
-                    if silent_running:
-                        if evades(roll_die(state, 10), evasion):
-                            values[1] = 1
-                        else:
-                            values[2] = fail_stress
-            record(hist, moments, c, values)
-    return hist, moments
+    chit = chits[0] if n_chits == 1 else chits[roll_die(state, n_chits) - 1]
+    values[:] = 0
+    if in_range:
+        mod = detection_modifier(alerted, roll_bonus, damage_penalty, chit)
+        if detects(roll_die(state, 10), mod, detection_value):
+            values[0] = 1
+            if silent_running:
+                if evades(roll_die(state, 10), evasion):
+                    values[1] = 1
+                else:
+                    values[2] = fail_stress
+
+
+@parallel_jit
+def escort_detection_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, args):
+    """Per-chunk (hist, moments, counters) of the three detection metrics (:mod:`kernels.driver`)."""
+    return run_trials(escort_detection_trial, no_workspace, args, seed, key, chunk_lo, chunk_hi, chunk_size,
+                      n_trials, 3, n_bins, 0)

@@ -7,11 +7,9 @@ or been sunk, no ships remain, or the named round cap ``max_rounds`` is reached.
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
 from kernels._jit import jit, parallel_jit
-from kernels.record import chunk_trials, record
-from kernels.rng import STATE_WORDS, seed_stream
+from kernels.driver import run_trials
 from kernels.uboat_leader.attacks import enemy_attacks, uboat_attack
 from kernels.uboat_leader.battle import crew_row, reveal_all
 from kernels.uboat_leader.decks import deck_reset
@@ -130,32 +128,27 @@ def engagement_trial(state, ship, boat, slots, cards, bstat, brows, tables, adj,
 
 
 @jit
-def scratch(cfg, max_cards):
-    """Chunk-local battle arrays: (ship, boat, dk, dn, m, counters)."""
+def engagement_workspace(args):
+    """Chunk-local battle arrays: (ship, boat, dk, dn)."""
+    cfg = args[-1]
+    max_cards = args[1].shape[1]
     return (np.zeros((max(cfg[K_N_SHIPS], 1), N_SHIP_FIELDS), np.int64),
             np.zeros((max(cfg[K_N_BOATS], 1), N_BOAT_FIELDS), np.int64),
             np.zeros((N_DECKS, 3, max_cards), np.int64),
-            np.zeros((N_DECKS, 2), np.int64),
-            np.zeros(N_METRICS, np.int64),
-            np.zeros(N_COUNTERS, np.int64))
+            np.zeros((N_DECKS, 2), np.int64))
+
+
+@unmanaged_jit
+def battle_trial(state, values, counters, ws, args):
+    """One engagement (:func:`engagement_trial`) in the driver's trial form."""
+    slots, cards, bstat, brows, tables, adj, area, dist, cfg = args
+    ship, boat, dk, dn = ws
+    engagement_trial(state, ship, boat, slots, cards, bstat, brows, tables, adj, area, dist, cfg, dk, dn,
+                     values, counters)
 
 
 @parallel_jit
-def engagement_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins,
-                         slots, cards, bstat, brows, tables, adj, area, dist, cfg):
-    """Per-chunk (hist, moments) of the engagement metrics and the kernel counters."""
-    n_chunks = chunk_hi - chunk_lo
-    hist = np.zeros((n_chunks, N_METRICS, n_bins), np.int64)
-    moments = np.zeros((n_chunks, N_METRICS, 3), np.int64)
-    counters = np.zeros((n_chunks, N_COUNTERS), np.int64)
-    max_cards = cards.shape[1]
-    for c in prange(n_chunks):
-        state = np.empty(STATE_WORDS, np.uint64)
-        seed_stream(state, seed, key, chunk_lo + c)
-        ship, boat, dk, dn, m, cnt = scratch(cfg, max_cards)
-        for _ in range(chunk_trials(chunk_lo + c, chunk_size, n_trials)):
-            engagement_trial(state, ship, boat, slots, cards, bstat, brows, tables, adj, area, dist,
-                             cfg, dk, dn, m, cnt)
-            record(hist, moments, c, m)
-        counters[c, :] = cnt
-    return hist, moments, counters
+def engagement_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, args):
+    """Per-chunk (hist, moments, counters) of the engagement metrics (:mod:`kernels.driver`)."""
+    return run_trials(battle_trial, engagement_workspace, args, seed, key, chunk_lo, chunk_hi, chunk_size,
+                      n_trials, N_METRICS, n_bins, N_COUNTERS)

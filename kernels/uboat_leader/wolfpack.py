@@ -1,12 +1,9 @@
 """Forming a Wolfpack (digest §6.5): join rolls of the boats called in the Area."""
 from __future__ import annotations
 
-import numpy as np
-from numba import prange
-
-from kernels._jit import jit, parallel_jit
-from kernels.record import chunk_trials, record
-from kernels.rng import STATE_WORDS, roll_die, seed_stream
+from kernels._jit import jit, parallel_jit, unmanaged_jit
+from kernels.driver import no_workspace, run_trials
+from kernels.rng import roll_die
 
 
 @jit
@@ -20,33 +17,37 @@ def join_roll(face, attacked, join_min, attacked_modifier, stress_face, stress_f
     return joins, stress
 
 
-@parallel_jit
-def wolfpack_histogram(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, candidates, attacked,
-                       join_min, attacked_modifier, stress_face, stress_fails, stress_per_result,
-                       alerted_per_result, n_bins):
-    """Metrics per trial: pack_size, alerted, stress_added, so_spent (0: no Radio Call).
+@unmanaged_jit
+def wolfpack_trial(state, values, counters, ws, args):
+    """Metrics per trial: pack_size, alerted, stress_added, so_spent.
 
-    Candidate ``i`` carries an Attacked counter when ``i < attacked``; ``stress_face[f]`` is
-    1 for the sheet's Stress faces ``f`` (index 0 unused).
+    With a Radio Call every candidate joins without a roll (no random number is drawn) and
+    ``so`` SO are spent; otherwise candidate ``i`` rolls its join d10, carrying an Attacked
+    counter when ``i < attacked``; ``stress_face[f]`` is 1 for the sheet's Stress faces
+    ``f`` (index 0 unused).
     """
-    n_chunks = chunk_hi - chunk_lo
-    hist = np.zeros((n_chunks, 4, n_bins), np.int64)
-    moments = np.zeros((n_chunks, 4, 3), np.int64)
-    for c in prange(n_chunks):
-        state = np.empty(STATE_WORDS, np.uint64)
-        seed_stream(state, seed, key, chunk_lo + c)
-        values = np.zeros(4, np.int64)
-        for _ in range(chunk_trials(chunk_lo + c, chunk_size, n_trials)):
-            joined = 0
-            stress = 0
-            for i in range(candidates):
-                j, s = join_roll(roll_die(state, 10), i < attacked, join_min, attacked_modifier,
-                                 stress_face, stress_fails)
-                joined += j
-                stress += s
-            values[0] = 1 + joined
-            values[1] = stress * alerted_per_result
-            values[2] = stress * stress_per_result
-            values[3] = 0
-            record(hist, moments, c, values)
-    return hist, moments
+    (candidates, attacked, join_min, attacked_modifier, stress_face, stress_fails, stress_per_result,
+     alerted_per_result, radio_call, so) = args
+    if radio_call:
+        values[0] = 1 + candidates
+        values[1] = 0
+        values[2] = 0
+        values[3] = so
+        return
+    joined = 0
+    stress = 0
+    for i in range(candidates):
+        j, s = join_roll(roll_die(state, 10), i < attacked, join_min, attacked_modifier, stress_face, stress_fails)
+        joined += j
+        stress += s
+    values[0] = 1 + joined
+    values[1] = stress * alerted_per_result
+    values[2] = stress * stress_per_result
+    values[3] = 0
+
+
+@parallel_jit
+def wolfpack_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, args):
+    """Per-chunk (hist, moments, counters) of the four wolfpack metrics (:mod:`kernels.driver`)."""
+    return run_trials(wolfpack_trial, no_workspace, args, seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
+                      4, n_bins, 0)

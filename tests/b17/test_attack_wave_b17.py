@@ -194,8 +194,8 @@ def test_memoised_target_plans_change_nothing():
     cells, cumulative = cc.position_arrays(params, [], True)
     args = (*bomber.arrays, bomber.cfg, f_type, f_cell, f_prior, cells, cumulative, bomber.gun_ok,
             bomber.intercom_ok, len(data.crews))
-    plain = attack_wave_kernel(SEED, 3, 0, 3, 4096, 12_000, 900, *args, 0)
-    memo = attack_wave_kernel(SEED, 3, 0, 3, 4096, 12_000, 900, *args, 24 ** 3)
+    plain = attack_wave_kernel(SEED, 3, 0, 3, 4096, 12_000, 900, (*args, 0))
+    memo = attack_wave_kernel(SEED, 3, 0, 3, 4096, 12_000, 900, (*args, 24 ** 3))
     assert np.array_equal(plain[0], memo[0]) and np.array_equal(plain[1], memo[1])
 
 

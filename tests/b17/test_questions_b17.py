@@ -42,7 +42,7 @@ def test_gun_shot_cell_lookup_reports_exactly_what_it_uses(tmp_path):
     assert paths == {"gun_arcs.guns[8].arcs.1:30.high", "gun_arcs.guns[8].damage", "crew.intercom_ok"}
     sc = scenario(tmp_path, "gun_shot", {"gun": "ventral", "clock": "6:00", "altitude": "low", "skill": 15,
                                          "damage": "II+2"})
-    assert api.prepare_point(sc, sc.points[0]).placeholders == []      # the SOURCE cell, everything given
+    assert api.prepare_point(sc, sc.points[0]).placeholders == ()      # the SOURCE cell, everything given
 
 
 @pytest.mark.parametrize("question,params", [

@@ -92,13 +92,19 @@ def load_data(path_or_none=None) -> dict:
 
 
 def norm_clock(v) -> str:
-    if isinstance(v, bool):
-        raise ValueError(f"bad clock {v!r}")
-    if isinstance(v, int) and v in _SEXAGESIMAL:
-        return _SEXAGESIMAL[v]
-    if isinstance(v, str) and v.strip() in CLOCKS:
-        return v.strip()
-    raise ValueError(f"bad clock {v!r}; use one of {CLOCKS} (quoted)")
+    """A clock as a scenario may write it -> "1:30". Accepted spellings: the quoted clock
+    (spaces around it ignored) or the base-60 int YAML 1.1 makes of an unquoted one."""
+    spellings = {clock: clock for clock in CLOCKS}
+    spellings.update(_SEXAGESIMAL)
+    if isinstance(v, str):
+        written = v.strip()
+    elif isinstance(v, int) and not isinstance(v, bool):
+        written = int(v)
+    else:
+        written = None                   # bools, floats, None, lists: never a clock
+    if written not in spellings:
+        raise ValueError(f"bad clock {v!r}; use one of {CLOCKS} (quoted)")
+    return spellings[written]
 
 
 def parse_cell(v):

@@ -278,8 +278,8 @@ def degrade_aux(v, hp_lost):
 
 # --------------------------------------------------------------------------- to-hit (§1, §9, §11)
 # Written from the source text (seeds/004_1678e5eb2581ff8c.txt, Italian), row by row; each row
-# quotes its source line. Not transcribed from the analyzer, and it does not read data["to_hit"]
-# (the game data file holds the same numbers; the oracle checks the code against the source).
+# quotes its source line. Not transcribed from the analyzer, and it does not read data["to_hit"]:
+# the data file holds the same numbers, and reading the source here keeps the oracle independent.
 # Model states in the source: di superficie = surface, volante = flying, oscurato = obscured
 # (a flyer "verso le nuvole"), subacqueo = a diving model on the surface ("I modelli subacquei
 # ... sono considerati in superficie tranne quando sono immersi"), sommerso/immerso = submerged.
@@ -309,7 +309,8 @@ OBSCURED_BY_SIZE = (("medium", "large", "massive"), 5,
                     "i modelli oscurati di taglia enorme, grande e media saranno colpiti al 5 o al 6")
 
 # Rules that set the number to roll ("Altre invece modificano il numero che devi ottenere per
-# colpire", §1). (name, number, source line); when each applies: _set_numbers().
+# colpire", §1). (name, number, source line); when each applies: _set_numbers(). Source lines:
+# obscured 357, small 521-522, fast 524, elusive 525, bombs 495, mines 500.
 SET_NUMBERS = {
     "obscured_firer": (6, "Un modello\\segnalino colpisce ed è colpito al 6 se è oscurato."),
     "small_target": (5, "Se un modello di prima classe (capital class) utilizza batterie (anche tesla), "
@@ -741,34 +742,101 @@ def linked_ad(weapons, idxs, rules):
     return weapons[lead]["ad"] + sum(half_ad(weapons[i]["ad"]) for i in idxs if i != lead)
 
 
-def even_parts(ad, k):
-    """Split ad into k parts differing by <= 1, larger parts first (13 over 2 -> 7, 6)."""
-    q, r = divmod(ad, k)
-    return [q + 1 if x < r else q for x in range(k)]
+def deal_dice(ad, k):
+    """Deal ``ad`` dice one by one round the ``k`` parts: parts differ by <= 1, larger first
+    (the source's example: 13 dice over 2 frigates -> 7 and 6)."""
+    parts = [0] * k
+    for die in range(ad):
+        parts[die % k] += 1
+    return parts
 
 
-def _alloc_name(attacks):
-    parts = []
-    for at in attacks:
-        if at["kind"] == "linked":
-            parts.append("L[" + "+".join(f"w{i}" for i in at["weapons"]) + f"]>T{at['target']}")
-        elif at["kind"] == "whole":
-            parts.append(f"w{at['weapons'][0]}>T{at['target']}")
-        else:
-            parts.append(f"w{at['weapons'][0]}:{at['ad']}>T{at['target']}")
-    return ", ".join(parts)
+def attack_label(at):
+    """Spec §2 names: ``w0>T1`` whole, ``L[w0+w1]>T2`` linked, ``w0:7>T0`` split part."""
+    ws = at["weapons"]
+    fire = {"whole": lambda: f"w{ws[0]}",
+            "linked": lambda: "L[" + "+".join(f"w{i}" for i in ws) + "]",
+            "split": lambda: f"w{ws[0]}:{at['ad']}"}[at["kind"]]()
+    return f"{fire}>T{at['target']}"
 
 
-def _family(attacks):
-    if any(a["kind"] == "split" for a in attacks):
+def allocation_family(attacks):
+    """Spec §2: split if any split part; separate if nothing is linked; linked if the whole
+    allocation is one linked attack; mixed otherwise."""
+    kinds = [at["kind"] for at in attacks]
+    if "split" in kinds:
         return "split"
-    nl = sum(1 for a in attacks if a["kind"] == "linked")
-    ns = sum(1 for a in attacks if a["kind"] == "whole")
-    if nl == 0:
+    if "linked" not in kinds:
         return "separate"
-    if nl == 1 and ns == 0:
-        return "linked"
-    return "mixed"
+    return "linked" if kinds == ["linked"] else "mixed"
+
+
+def auto_allocations(W, m, rules):
+    """Spec §2 ``auto``, in id order.
+
+    Every way to point the usable weapons at the m targets (first weapon most significant); for
+    each, every link/no-link choice of the targets that got >= 2 weapons, the lowest such target
+    flipping fastest; then, with more targets than usable weapons, the split that covers them all.
+    """
+    usable = [i for i, w in enumerate(W) if w["ad"] >= 1]
+    found = []
+    for aim in itertools.product(range(m), repeat=len(usable)):
+        target_of = dict(zip(usable, aim))
+        crowded = sorted({j for j in aim if aim.count(j) >= 2})
+        # product() varies its LAST slot fastest, so slot -1 stands for crowded[0] (mask bit 0)
+        for choice in itertools.product((False, True), repeat=len(crowded)):
+            linked_at = {j for j, link in zip(reversed(crowded), choice) if link}
+            attacks = []
+            for i in usable:                     # attacks come out ordered by their first weapon
+                j = target_of[i]
+                group = [u for u in usable if target_of[u] == j]
+                if j not in linked_at:
+                    attacks.append({"kind": "whole", "weapons": [i], "target": j, "ad": W[i]["ad"]})
+                elif i == group[0]:
+                    attacks.append({"kind": "linked", "weapons": group, "target": j,
+                                    "ad": linked_ad(W, group, rules)})
+            found.append(attacks)
+    if usable and m > len(usable):
+        cover = []
+        for k, i in enumerate(usable):           # target j goes to usable weapon number j mod |U|
+            mine = list(range(k, m, len(usable)))
+            cover += [{"kind": "split", "weapons": [i], "target": j, "ad": d}
+                      for j, d in zip(mine, deal_dice(W[i]["ad"], len(mine))) if d >= 1]
+        found.append(cover)
+    return found
+
+
+def explicit_allocations(spec, W, m, rules):
+    """Explicit allocations checked against §11: a weapon fires in one whole/linked attack or only
+    in split parts; its split parts go to distinct targets and add up to at most its AD."""
+    found = []
+    for k, al in enumerate(spec):
+        _check_keys(al, {"name", "attacks"}, f"allocations[{k}]")
+        attacks = []
+        for at in al["attacks"]:
+            j = int(at["target"])
+            if j < 0 or j >= m:
+                raise ValueError(f"allocations[{k}]: target {j} out of range")
+            if "weapons" in at:
+                g = [int(i) for i in at["weapons"]]
+                kind = "whole" if len(g) == 1 else "linked"
+                ad = W[g[0]]["ad"] if kind == "whole" else linked_ad(W, g, rules)
+                attacks.append({"kind": kind, "weapons": g, "target": j, "ad": ad})
+            else:
+                attacks.append({"kind": "split", "weapons": [int(at["weapon"])], "target": j,
+                                "ad": int(at["ad"])})
+        whole_or_linked = [i for at in attacks if at["kind"] != "split" for i in set(at["weapons"])]
+        parts = [(at["weapons"][0], at["target"], at["ad"]) for at in attacks if at["kind"] == "split"]
+        split_weapons = {i for i, _, _ in parts}
+        if len(whole_or_linked) != len(set(whole_or_linked)) or split_weapons & set(whole_or_linked):
+            raise ValueError(f"allocations[{k}]: weapon used twice")
+        if len({(i, j) for i, j, _ in parts}) != len(parts):
+            raise ValueError(f"allocations[{k}]: illegal split (two parts of one weapon at one target)")
+        for i in split_weapons:
+            if sum(d for w, _, d in parts if w == i) > W[i]["ad"]:
+                raise ValueError(f"allocations[{k}]: split parts of w{i} exceed its AD")
+        found.append(attacks)
+    return found
 
 
 def allocations(params, rules=None, data=None):
@@ -776,72 +844,19 @@ def allocations(params, rules=None, data=None):
     rules = _rules(rules)
     data = _data(data)
     c = _fa_compile(params, rules, data)
-    W, T = c["weapons"], c["targets"]
-    n, m = len(W), len(T)
-    usable = [i for i in range(n) if W[i]["ad"] >= 1]
     spec = unwrap(params).get("allocations", "auto")
-    allocs = []
     if spec == "auto":
-        for assign in itertools.product(range(m), repeat=len(usable)):
-            groups = {}
-            for i, j in zip(usable, assign):
-                groups.setdefault(j, []).append(i)
-            multi = sorted(j for j, g in groups.items() if len(g) >= 2)
-            for mask in range(2 ** len(multi)):
-                attacks = []
-                for j in sorted(groups):
-                    g = groups[j]
-                    if j in multi and mask >> multi.index(j) & 1:
-                        attacks.append({"kind": "linked", "weapons": list(g), "target": j,
-                                        "ad": linked_ad(W, g, rules)})
-                    else:
-                        for i in g:
-                            attacks.append({"kind": "whole", "weapons": [i], "target": j, "ad": W[i]["ad"]})
-                attacks.sort(key=lambda a: (a["weapons"][0], a["target"]))
-                allocs.append(attacks)
-        nu = len(usable)
-        if nu >= 1 and m > nu:  # split_cover: targets dealt round-robin, each weapon splits evenly
-            attacks = []
-            for k, i in enumerate(usable):
-                tj = [j for j in range(m) if j % nu == k]
-                for j, part in zip(tj, even_parts(W[i]["ad"], len(tj))):
-                    if part >= 1:
-                        attacks.append({"kind": "split", "weapons": [i], "target": j, "ad": part})
-            allocs.append(attacks)
+        allocs = auto_allocations(c["weapons"], len(c["targets"]), rules)
+        names = [None] * len(allocs)
     else:
-        for k, al in enumerate(spec):
-            _check_keys(al, {"name", "attacks"}, f"allocations[{k}]")
-            attacks, used_link, split_t = [], set(), {}
-            for at in al["attacks"]:
-                j = int(at["target"])
-                if not 0 <= j < m:
-                    raise ValueError(f"allocations[{k}]: target {j} out of range")
-                if "weapons" in at:
-                    g = [int(i) for i in at["weapons"]]
-                    if used_link & set(g) or set(g) & set(split_t):
-                        raise ValueError(f"allocations[{k}]: weapon used twice")
-                    used_link |= set(g)
-                    kind = "linked" if len(g) >= 2 else "whole"
-                    attacks.append({"kind": kind, "weapons": g, "target": j,
-                                    "ad": linked_ad(W, g, rules) if kind == "linked" else W[g[0]]["ad"]})
-                else:
-                    i, part = int(at["weapon"]), int(at["ad"])
-                    if i in used_link or j in split_t.get(i, set()):
-                        raise ValueError(f"allocations[{k}]: illegal split of w{i}")
-                    split_t.setdefault(i, set()).add(j)
-                    attacks.append({"kind": "split", "weapons": [i], "target": j, "ad": part})
-            for i, ts in split_t.items():
-                if sum(a["ad"] for a in attacks if a["kind"] == "split" and a["weapons"][0] == i) > W[i]["ad"]:
-                    raise ValueError(f"allocations[{k}]: split parts of w{i} exceed its AD")
-            allocs.append(attacks)
+        allocs = explicit_allocations(spec, c["weapons"], len(c["targets"]), rules)
+        names = [al.get("name") for al in spec]
     cap = int(unwrap(params).get("max_allocations", MAX_ALLOCATIONS_DEFAULT))
     if len(allocs) > cap:
         raise ValueError(f"{len(allocs)} allocations > max_allocations={cap}; list them explicitly")
-    out = []
-    for k, attacks in enumerate(allocs):
-        name = (spec[k].get("name") if spec != "auto" else None) or _alloc_name(attacks)
-        out.append({"id": f"A{k:02d}", "name": name, "family": _family(attacks), "attacks": attacks})
-    return out
+    return [{"id": "A%02d" % k, "name": name or ", ".join(attack_label(at) for at in attacks),
+             "family": allocation_family(attacks), "attacks": attacks}
+            for k, (name, attacks) in enumerate(zip(names, allocs))]
 
 
 def _sim_fire_allocation(params, rules, data, trials, rng):

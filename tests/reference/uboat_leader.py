@@ -16,7 +16,6 @@ import copy
 import glob
 import os
 import random
-from collections import deque
 from fractions import Fraction
 
 import yaml
@@ -372,7 +371,8 @@ BOAT_KEYS = ("id", "level", "start", "stress")
 
 
 class Display:
-    """The tactical display graph (data/tactical_display.yaml) with BFS distances."""
+    """The tactical display graph (data/tactical_display.yaml). Range = the number of steps of
+    the shortest path between two areas (§1.3 "el camino más corto")."""
 
     def __init__(self, td):
         self.names = [a["name"] for a in td["areas"]]
@@ -381,23 +381,22 @@ class Display:
         self.adj = [sorted(self.index[b] for b in a["adjacent"]) for a in td["areas"]]
         self.wake = self.index[td["wake"]]
         self.reveal_range = td["reveal_range"]
-        n = len(self.names)
-        self.dist = [[0] * n for _ in range(n)]
-        for s in range(n):
-            d = [-1] * n
-            d[s] = 0
-            q = deque([s])
-            while q:
-                x = q.popleft()
-                for y in self.adj[x]:
-                    if d[y] < 0:
-                        d[y] = d[x] + 1
-                        q.append(y)
-            if min(d) < 0:
-                raise ValueError("tactical_display: graph not connected")
-            self.dist[s] = d
-        longs = [i for i in range(n) if self.kind[i] == "long"]
-        self.dist_long = [min(self.dist[i][j] for j in longs) for i in range(n)]
+        self.dist = [self.steps_from(a) for a in range(len(self.names))]
+        long_areas = [a for a, kind in enumerate(self.kind) if kind == "long"]
+        self.dist_long = [min(row[b] for b in long_areas) for row in self.dist]
+
+    def steps_from(self, start):
+        """Steps from ``start`` to every area, ring by ring: ring k = the areas first reached
+        after k steps (each one step from ring k-1 and in no earlier ring)."""
+        steps = {start: 0}
+        ring, k = {start}, 0
+        while ring:
+            k += 1
+            ring = {b for a in ring for b in self.adj[a]} - steps.keys()
+            steps.update((b, k) for b in ring)
+        if len(steps) != len(self.names):
+            raise ValueError("tactical_display: graph not connected")
+        return [steps[b] for b in range(len(self.names))]
 
     def step_toward(self, area, goal_dist):
         """One step to the adjacent area with the smallest goal distance (tie: lowest index);

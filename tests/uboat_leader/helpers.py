@@ -40,6 +40,14 @@ def run(prep, trials, seed=1, key=12345):
     return {m.name: total[i] for i, m in enumerate(prep.metrics)}
 
 
+def run_acc(prep, trials, seed=1, key=12345):
+    """``trials`` kernel trials merged as the runner merges them (histograms, moments, counters)."""
+    from analyzer.stats import MetricAccumulator
+    acc = MetricAccumulator(len(prep.metrics), prep.n_bins, len(prep.counters))
+    acc.add_chunks(*prep.run_kernel(seed, key, 0, -(-trials // CHUNK_TRIALS), CHUNK_TRIALS, trials))
+    return acc
+
+
 def battle(params, rules=None, scenario_dir=SCEN):
     """The compiled engagement arrays of ``params`` (kernel-level tests)."""
     q = questions.get("uboat_leader", "engagement")

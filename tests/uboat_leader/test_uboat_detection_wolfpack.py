@@ -55,7 +55,7 @@ def test_reference_scenario_exact_is_0_7_with_no_placeholders():
     sc = scenario_mod.load(SCEN / "escort_detection_example.yaml")
     (point,) = sc.points
     prep = prepare_point(sc, point)
-    assert prep.placeholders == []                    # every value of the file comes from the source
+    assert prep.placeholders == ()                    # every value of the file comes from the source
     res = exact_point(point, prep)
     assert res.summaries["p_detected"].mean == pytest.approx(0.7, abs=1e-15)
     assert Fraction(res.summaries["p_detected"].mean).limit_denominator(100) == Fraction(7, 10)
@@ -122,7 +122,7 @@ def test_strict_refuses_placeholders_and_accepts_the_reference_file(tmp_path):
     ok = tmp_path / "strict_ok.yaml"
     ok.write_text(text + "strict: true\n")
     sc = scenario_mod.load(ok)
-    assert prepare_point(sc, sc.points[0]).placeholders == []
+    assert prepare_point(sc, sc.points[0]).placeholders == ()
     bad = tmp_path / "strict_bad.yaml"
     bad.write_text("game: uboat_leader\nquestion: escort_detection\nstrict: true\n"
                    "params: {uboat: {state: surfaced, range: 1}}\n")

@@ -18,13 +18,13 @@ from analyzer.runner import prepare_point
 from kernels.rng import STATE_WORDS, seed_stream
 from kernels.uboat_leader import state as S
 from kernels.uboat_leader.battle import reveal_all, ship_speed, stress_band
-from kernels.uboat_leader.decks import deck_sequences
-from kernels.uboat_leader.engagement import scratch, setup
+from kernels.uboat_leader.decks import deck_discard, deck_draw, deck_reset
+from kernels.uboat_leader.engagement import engagement_workspace, setup
 from kernels.uboat_leader.movement import bearing_drift, bearing_movement, escorts_step
 from tests.reference import uboat_leader as U
 from tests.stat_checks import assert_mean_matches
 from tests.uboat_leader.helpers import (SCEN, assert_distributions_agree, assert_means_agree, battle, moments,
-                                        prepare, run)
+                                        prepare, run, run_acc)
 
 DATA = U.load_data()
 KERNEL_TRIALS = 100_000
@@ -116,7 +116,8 @@ def test_one_round_salvo_hand_oracle():
 def _fresh(bt, seed=1):
     state = np.empty(STATE_WORDS, np.uint64)
     seed_stream(state, seed, 99, 0)
-    arrays = scratch(bt.cfg, bt.cards.shape[1])
+    arrays = (*engagement_workspace(bt.kernel_args()), np.zeros(S.N_METRICS, np.int64),
+              np.zeros(S.N_COUNTERS, np.int64))
     ship, boat, dk, dn, m, cnt = arrays
     setup(state, ship, boat, bt.slots, bt.cards, bt.bstat, bt.brows, bt.display.dist, bt.cfg, dk, dn, m, cnt)
     return state, arrays
@@ -202,15 +203,37 @@ def test_stress_bands_example_card():
 
 
 # ----------------------------------------------------------------- decks (§2.3)
+@numba.njit(cache=True)
+def deck_sequences(seed, trials, size, draws, discard_after):
+    """Per trial, draw ``draws`` cards from a fresh deck of ``size`` (the production deck
+    functions); the first time the deck runs out, the first ``discard_after`` cards drawn
+    go to the discards. Returns ``(seq[trial, draw], counters)``; a failed draw is -1."""
+    state = np.empty(STATE_WORDS, np.uint64)
+    seed_stream(state, seed, 1, 0)
+    seq = np.full((trials, draws), -2, np.int64)
+    counters = np.zeros(S.N_COUNTERS, np.int64)
+    dk = np.zeros((1, 3, size), np.int64)
+    dn = np.zeros((1, 2), np.int64)
+    d = np.int64(0)
+    for t in range(trials):
+        deck_reset(dk, dn, d, size)
+        discarded = False
+        for i in range(draws):
+            if not discarded and dn[0, S.DECK_LEFT] == 0:
+                for k in range(min(discard_after, i)):
+                    deck_discard(dk, dn, d, seq[t, k])
+                discarded = True
+            seq[t, i] = deck_draw(state, dk, dn, d, counters)
+    return seq, counters
+
+
 def test_decks_draw_without_replacement_and_reshuffle_only_discards():
     size, trials = 7, 20_000
-    seq, counters = deck_sequences(3, 1, 0, 5, 4096, trials, size, size + 4, 3)
-    seq = seq[:trials]
+    seq, c = deck_sequences(3, trials, size, size + 4, 3)
     assert (np.sort(seq[:, :size], axis=1) == np.arange(size)).all()      # a permutation: no repeats
     assert (seq[:, size:size + 3] >= 0).all() and (seq[:, size + 3:] == -1).all()
     # after the deck runs out, the three discarded cards (the first three drawn) come back, once each
     assert (np.sort(seq[:, size:size + 3], axis=1) == np.sort(seq[:, :3], axis=1)).all()
-    c = counters.sum(axis=0)
     assert c[S.CT_RESHUFFLES] == trials and c[S.CT_DRAW_FAILED] == trials and c[S.CT_DUPLICATE_CARD] == 0
     # each card is equally likely first (the draw is a uniform permutation)
     first = np.bincount(seq[:, 0], minlength=size)
@@ -225,11 +248,12 @@ def test_engagement_kernel_never_draws_a_card_in_play():
     sink many ships, including reshuffles of small decks."""
     _, _, prep = prepare("engagement", {"convoy": 3, "policy": {"break_off": "never", "attack_escorts": True},
                                         "max_rounds": 12}, {"escort_movement": "toward_detected_or_sweep"})
-    run(prep, 50_000)
-    assert not any("DECK ERROR" in n for n in prep.notes)
+    from analyzer.runner import summarize
+    notes = summarize(None, prep, run_acc(prep, 50_000)).notes
+    assert not any("DECK ERROR" in n for n in notes)
     bt = battle({"convoy": 3})
-    from kernels.uboat_leader.engagement import engagement_histogram
-    _, _, counters = engagement_histogram(1, 2, 0, 4, 1000, 4000, bt.n_bins, *bt.kernel_args())
+    from kernels.uboat_leader.engagement import engagement_kernel
+    _, _, counters = engagement_kernel(1, 2, 0, 4, 1000, 4000, bt.n_bins, bt.kernel_args())
     c = counters.sum(axis=0)
     assert c[S.CT_DRAWS] > 0 and c[S.CT_DUPLICATE_CARD] == 0 and c[S.CT_DRAW_FAILED] == 0
 

@@ -77,10 +77,8 @@ class AttackWave(Question):
         memo = ctx.rules["destroyed_target"] == "keep_firing" and n_drawn <= kw.MEMO_MAX_DRAWN
         n_plans = kw.N_CELLS ** n_drawn if memo else 0
 
-        def simulate(seed, key, lo, hi, chunk_size, n_trials):
-            return attack_wave_kernel(seed, key, lo, hi, chunk_size, n_trials, n_bins, *bomber.arrays, bomber.cfg,
-                                      f_type, f_cell, f_prior, position_cell, position_cum, bomber.gun_ok,
-                                      bomber.intercom_ok, n_crew, n_plans)
+        args = (*bomber.arrays, bomber.cfg, f_type, f_cell, f_prior, position_cell, position_cum, bomber.gun_ok,
+                bomber.intercom_ok, n_crew, n_plans)
 
         metrics = [Metric(m, WAVE_LABELS[m], "probability" if m == "p_any_destroyed" else "count")
                    for m in ka.WAVE_METRICS]
@@ -93,7 +91,8 @@ class AttackWave(Question):
                                     "position is drawn): use 'analyzer run'")
             return exact_wave(bomber, f_type, f_cell, f_prior, n_crew, metrics, ctx)
 
-        return Prepared(metrics, n_bins, simulate, exact_answer, used, notes)
+        return Prepared(metrics, n_bins, kernel=attack_wave_kernel, args=args, exact=exact_answer,
+                        placeholders=tuple(used), notes=tuple(notes))
 
     def plots(self, meta, points, dists):
         return b17plots.crew_figures(meta, points) + b17plots.wave_fate_figures(meta, points)

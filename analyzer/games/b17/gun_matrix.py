@@ -112,9 +112,7 @@ class GunMatrix(Question):
                                f"P(destroyed) all guns at {clock} {alt} [{guns}]", "probability"),
                         Metric(metric_name("hits_all", clock, alt), f"hits, all guns at {clock} {alt} [{guns}]")]
 
-        def simulate(seed, key, lo, hi, chunk_size, n_trials):
-            return gun_matrix_kernel(seed, key, lo, hi, chunk_size, n_trials, n_bins, cell_modifier, cell_skill,
-                                     cell_bonus, k, p.prior_hits, D, position_start, position_cells, off, qf)
+        args = (cell_modifier, cell_skill, cell_bonus, k, p.prior_hits, D, position_start, position_cells, off, qf)
 
         def exact_answer():
             out = {}
@@ -142,7 +140,8 @@ class GunMatrix(Question):
             return out
 
         notes = [] if positions else ["no gun can fire at any position (all guns out or grey)"]
-        return Prepared(metrics, n_bins, simulate, exact_answer, used, notes)
+        return Prepared(metrics, n_bins, kernel=gun_matrix_kernel, args=args, exact=exact_answer,
+                        placeholders=tuple(used), notes=tuple(notes))
 
     def plots(self, meta, points, dists):
         return b17plots.gun_matrix_figures(meta, points)

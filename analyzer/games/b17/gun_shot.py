@@ -68,9 +68,7 @@ class GunShot(Question):
         top_damage = 2 * (10 + off) + bonus
         n_bins = max(top_damage, -(-top_damage // k)) + 1
 
-        def simulate(seed, key, lo, hi, chunk_size, n_trials):
-            return gun_shot_kernel(seed, key, lo, hi, chunk_size, n_trials, n_bins, can_fire, modifier, skill,
-                                   bonus, k, p.prior_hits, DA, D, off, qf)
+        args = (can_fire, modifier, skill, bonus, k, p.prior_hits, DA, D, off, qf)
 
         def exact_answer():
             hit, dmg, h = shotlaw.outcomes(modifier, skill, bonus, k, off, qf)
@@ -93,4 +91,5 @@ class GunShot(Question):
         metrics = [Metric(m, labels[m], kinds.get(m, "count")) for m in GUN_SHOT_METRICS]
         notes = [] if can_fire else [f"gun {p.gun} cannot fire at {p.clock} {p.altitude} (grey cell, masked by "
                                      f"only_clock, ** without intercom, or gun out): every shot is a miss"]
-        return Prepared(metrics, n_bins, simulate, exact_answer, used, notes)
+        return Prepared(metrics, n_bins, kernel=gun_shot_kernel, args=args, exact=exact_answer,
+                        placeholders=tuple(used), notes=tuple(notes))

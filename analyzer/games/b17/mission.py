@@ -101,19 +101,17 @@ class Mission(Question):
                              bomber.scale * n_waves * crew_shooters(data), len(data.guns))
         fm = km.FIRE_PLACEHOLDER_3D10 if fire_model == "placeholder_3d10" else km.FIRE_NONE
 
-        def simulate(seed, key, lo, hi, chunk_size, n_trials):
-            return km.mission_kernel(seed, key, lo, hi, chunk_size, n_trials, n_bins, *bomber.arrays, bomber.cfg,
-                                     wave_start, arrival_type, arrival_cell, arrival_prior, position_cell,
-                                     position_cum, bomber.gun_ok, bomber.intercom_ok, n_crew, float(p_return),
-                                     redraw, fm, fire_skill, fire_penalty, effect_kind, effect_lo, effect_hi,
-                                     danado_vp)
+        args = (*bomber.arrays, bomber.cfg, wave_start, arrival_type, arrival_cell, arrival_prior, position_cell,
+                position_cum, bomber.gun_ok, bomber.intercom_ok, n_crew, float(p_return), redraw, fm, fire_skill,
+                fire_penalty, effect_kind, effect_lo, effect_hi, danado_vp)
 
         metrics = [Metric(m, MISSION_LABELS[m], "probability" if m == "p_intercom_lost" else "count")
                    for m in km.MISSION_METRICS]
         metrics += crew_metrics(data.crews, bomber.scale, ", whole mission")
         if n_arrivals == 0:
             notes.append("no fighter arrives in any wave")
-        return Prepared(metrics, n_bins, simulate, None, used, notes)
+        return Prepared(metrics, n_bins, kernel=km.mission_kernel, args=args, placeholders=tuple(used),
+                        notes=tuple(notes))
 
     @staticmethod
     def _fighter_fire(p: MissionParams, data: b17data.B17Data, used: list[Placeholder]):

@@ -18,7 +18,7 @@ from analyzer.games.dystopian_wars.data import (GameData, State, Strict, TargetS
 from analyzer.games.dystopian_wars.rules import (SMALL_HP_CODE, RuleError, cancel_faces, damage_distribution,
                                                   degrade, half_ad, hit_faces, hits_distribution,
                                                   illegal_reason, options, to_hit_number)
-from analyzer.games._adapt import POOL_COUNTERS
+from analyzer.games.counters import POOL_COUNTERS
 from analyzer.questions import Context, ExactAnswer, Metric, Prepared, Question, register
 from kernels.dystopian_wars import attack as k
 

@@ -17,7 +17,7 @@ from analyzer.games.dystopian_wars.common import (MAX_DICE, bernoulli_metric, pm
                                                    truncation_note)
 from analyzer.games.dystopian_wars.data import GameData, Strict
 from analyzer.games.dystopian_wars.rules import RuleError, hit_faces, options, plain_faces
-from analyzer.games._adapt import POOL_COUNTERS
+from analyzer.games.counters import POOL_COUNTERS
 from analyzer.questions import Context, ExactAnswer, Metric, Prepared, Question, register
 from kernels.dystopian_wars import boarding as k
 

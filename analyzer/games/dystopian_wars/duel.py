@@ -5,12 +5,14 @@
 All models share one distance (fixed band schedule, or closing from a start distance at
 the squadrons' speeds). No positions, arcs, linked/split fire or ramming; boarding is optional
 (``boarding.enabled``, off by default: spec §7 "Boarding step"). This
-module validates the sides, compiles the fleet profiles into arrays (including the legal
-to-hit number of every attacker weapon against every target in every band) and runs
-:func:`kernels.dystopian_wars.duel.duel_histogram`.
+module validates the sides, compiles them into one record (:class:`DuelRecord`: the fleet
+profiles as arrays, including the legal to-hit number of every attacker weapon against every
+target in every band, the settings and the dice tables) and runs
+:func:`kernels.dystopian_wars.duel.duel_kernel` on it.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -22,7 +24,7 @@ from analyzer.games.dystopian_wars.data import GameData, State, Strict, crit_cum
 from analyzer.games.dystopian_wars.rules import (SMALL_HP_CODE, WEAPON_CODE, RuleError, cancel_faces,
                                                   hit_faces, illegal_reason, options, plain_faces, rout_faces,
                                                   to_hit_number)
-from analyzer.games._adapt import POOL_COUNTERS
+from analyzer.games.counters import POOL_COUNTERS
 from analyzer.questions import Context, Counter, Metric, Prepared, Question, register
 from kernels.dystopian_wars import duel as k
 
@@ -190,6 +192,12 @@ def compile_arrays(sides: list[dict], rules: dict, data: dict) -> dict:
             "n_squads": np.array([len(s["squads"]) for s in sides], np.int64), "points_scale": scale}
 
 
+#: counters[k] of the kernel (kernels.dystopian_wars.duel.CT_*): the pool counters, then initiative caps
+DUEL_COUNTERS = (*POOL_COUNTERS, Counter("initiative_reroll_caps",
+                                         f"initiative re-roll cap (kernels.dystopian_wars.duel.INITIATIVE_REROLL_CAP "
+                                         f"= {k.INITIATIVE_REROLL_CAP} ties, then A first) reached"))
+assert len(DUEL_COUNTERS) == k.N_DUEL_COUNTERS
+
 DUEL_NOTES = (
     "Break (failed rout tests) has no effect on the fire in this duel: it forbids cards, linked/split fire and "
     "starting boardings (§8), none of which are modelled; it is tracked, removed by bravery tests and counted "
@@ -206,8 +214,36 @@ BOARDING_NOTES = (
 )
 
 
-def _duel_kernel(seed, key, lo, hi, chunk_size, n_trials, n_bins, args):
-    return k.duel_histogram(seed, key, lo, hi, chunk_size, n_trials, *args, n_bins)
+@dataclass(frozen=True)
+class DuelRecord:
+    """One duel compiled for :func:`kernels.dystopian_wars.duel.duel_kernel`: the sides as
+    arrays (:func:`compile_arrays`), the settings ``S_*`` and geometry ``G_*``, and the dice
+    tables as :func:`kernels.dice.pool_table` triples ``(value, explodes, n)``."""
+
+    models: np.ndarray          # [side, model, F_*]
+    mv: np.ndarray              # [side, model] inches per activation
+    w_type: np.ndarray          # [side, model, weapon]
+    w_ad: np.ndarray            # [side, model, weapon, band]
+    to_hit: np.ndarray          # [side, model, weapon, target, band]; 0 = not a legal target
+    n_models: np.ndarray        # [side]
+    n_squads: np.ndarray        # [side]
+    squads: np.ndarray          # [side, squadron, (first model, count)]
+    settings: np.ndarray        # [S_*]
+    geometry: np.ndarray        # [G_*]
+    bands: np.ndarray           # fixed range: band of turn t = bands[min(t, len) - 1]
+    hit: tuple                  # stacked by to-hit number
+    cancel: tuple               # AA / CC cancel dice
+    rout: tuple                 # rout and bravery dice
+    d6: tuple                   # face sums: initiative 2D6
+    crit: tuple                 # (critical damage values, cumulative weights)
+    board_defense: tuple        # boarded model's AA / CC dice
+    melee: tuple                # melee dice (MD)
+
+    def kernel_args(self) -> k.DuelArgs:
+        """The record as the kernel receives it (flat: see :class:`kernels.dystopian_wars.duel.DuelArgs`)."""
+        return k.DuelArgs(self.models, self.mv, self.w_type, self.w_ad, self.to_hit, self.n_models, self.n_squads,
+                          self.squads, self.settings, self.geometry, self.bands, *self.hit, *self.cancel, *self.rout,
+                          *self.d6, *self.crit, *self.board_defense, *self.melee)
 
 
 @register
@@ -265,12 +301,11 @@ class Duel(Question):
         geometry[k.G_BAND_INCHES] = data["range_band_inches"]
         bands = np.array(rng.bands if rng.bands else [2], np.int64)
         # hit tables by to-hit number (rows 0 and 1 are never used: t >= 2)
-        hit_value, hit_explodes, hit_n = stacked_tables(
-            [hit_faces(max(t, 2), 0, True, rules["modified_six"]) for t in range(7)])
+        hit_tab = stacked_tables([hit_faces(max(t, 2), 0, True, rules["modified_six"]) for t in range(7)])
         cancel_tab = table(cancel_faces(data))
         rout_tab = table(rout_faces(data))
         d6_tab = table((np.arange(7, dtype=np.int64), np.zeros(7, np.bool_)))   # face sums: initiative 2D6
-        crit_values, crit_cum = crit_cumulative(*crit)
+        crit_tab = crit_cumulative(*crit)
         t_def = data["boarding_defense_to_hit"] if board else 5
         bdef_tab = table(plain_faces(t_def) if rules["boarding_defense_dice"] == "one_per_success"
                          else hit_faces(t_def, 0, True, rules["modified_six"]))
@@ -299,13 +334,10 @@ class Duel(Question):
                         Metric("captured_b", f"side B models captured by boarding ({label[1]})")]
             notes += BOARDING_NOTES
         a = arrays
-        args = (a["models"], a["mv"], a["w_type"], a["w_ad"], a["to_hit"], a["n_models"], a["n_squads"], a["squads"],
-                settings, geometry, bands, hit_value, hit_explodes, hit_n, *cancel_tab, *rout_tab, *d6_tab,
-                crit_values, crit_cum, *bdef_tab, *melee_tab)
-        cap = Counter("initiative_reroll_caps", f"initiative re-roll cap (kernels.dystopian_wars.duel."
-                                                f"INITIATIVE_REROLL_CAP = {k.INITIATIVE_REROLL_CAP} ties, then A "
-                                                f"first) reached")
-        return Prepared(metrics, n_bins, kernel=_duel_kernel, args=args, counters=(*POOL_COUNTERS, cap),
+        record = DuelRecord(a["models"], a["mv"], a["w_type"], a["w_ad"], a["to_hit"], a["n_models"], a["n_squads"],
+                            a["squads"], settings, geometry, bands, hit=hit_tab, cancel=cancel_tab, rout=rout_tab,
+                            d6=d6_tab, crit=crit_tab, board_defense=bdef_tab, melee=melee_tab)
+        return Prepared(metrics, n_bins, kernel=k.duel_kernel, args=record.kernel_args(), counters=DUEL_COUNTERS,
                         notes=tuple(notes))
 
     def plots(self, meta, points, dists):

@@ -21,7 +21,7 @@ from analyzer.games.dystopian_wars.data import GameData, State, Strict, TargetSp
 from analyzer.games.dystopian_wars.rules import (SMALL_HP_CODE, RuleError, cancel_faces, damage_distribution,
                                                   degrade, hit_faces, hits_distribution, illegal_reason,
                                                   linked_ad, options, to_hit_number)
-from analyzer.games._adapt import POOL_COUNTERS
+from analyzer.games.counters import POOL_COUNTERS
 from analyzer.questions import Context, ExactAnswer, ExactMetric, Metric, Prepared, Question, register
 from kernels.dystopian_wars import fire_allocation as k
 

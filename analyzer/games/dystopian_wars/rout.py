@@ -13,8 +13,8 @@ from analyzer.games.dystopian_wars import plots as dw_plots
 from analyzer.games.dystopian_wars.common import bernoulli_metric, pmf_metric, table
 from analyzer.games.dystopian_wars.data import GameData, Strict
 from analyzer.games.dystopian_wars.rules import rout_faces
-from analyzer.games._adapt import POOL_COUNTERS
-from analyzer.questions import Context, ExactAnswer, Metric, Prepared, Question, register
+from analyzer.games.counters import POOL_COUNTERS
+from analyzer.questions import Context, Metric, Prepared, Question, register
 from kernels.dystopian_wars import rout as k
 
 

@@ -103,7 +103,7 @@ def compile_display(gd: GameData) -> Display:
 
 @dataclass
 class Battle:
-    """One engagement compiled for :func:`kernels.uboat_leader.engagement.engagement_histogram`."""
+    """One engagement compiled for :func:`kernels.uboat_leader.engagement.engagement_kernel`."""
 
     display: Display
     slots: np.ndarray

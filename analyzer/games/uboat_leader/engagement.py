@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from analyzer.games.uboat_leader import plots
@@ -19,9 +18,9 @@ from analyzer.games.uboat_leader.compile import compile_engagement
 from analyzer.games.uboat_leader.data import GameData
 from analyzer.games.uboat_leader.escort_detection import TacticsParam, tactics_chits
 from analyzer.games.uboat_leader.rules import ENGAGEMENT_OPTIONS, module_placeholders
-from analyzer.questions import Context, Metric, Prepared, Question, register
+from analyzer.questions import Context, Counter, Metric, Prepared, Question, register
 from kernels.uboat_leader import state as S
-from kernels.uboat_leader.engagement import engagement_histogram
+from kernels.uboat_leader.engagement import engagement_kernel
 
 #: Upper limit of the named round cap ``max_rounds`` (a typo guard).
 MAX_ROUNDS_LIMIT = 1000
@@ -88,25 +87,17 @@ class EngagementParams(_Strict):
         return self
 
 
-class _Tally:
-    """Kernel counters summed over a point's batches, shown as notes after the run."""
-
-    def __init__(self, notes: list[str], n_static: int):
-        self.notes, self.n_static = notes, n_static
-        self.total = np.zeros(S.N_COUNTERS, np.int64)
-
-    def add(self, counters: np.ndarray) -> None:
-        self.total += counters.sum(axis=0)
-        t = self.total
-        del self.notes[self.n_static:]
-        if t[S.CT_ROUND_CAP]:
-            self.notes.append(f"round cap max_rounds reached in {int(t[S.CT_ROUND_CAP]):,} trials "
-                              f"(p_round_cap); raise max_rounds to see longer battles")
-        if t[S.CT_RESHUFFLES]:
-            self.notes.append(f"decks reshuffled their discards {int(t[S.CT_RESHUFFLES]):,} times")
-        if t[S.CT_DRAW_FAILED] or t[S.CT_DUPLICATE_CARD]:
-            self.notes.append(f"DECK ERROR: {int(t[S.CT_DRAW_FAILED])} failed draws, {int(t[S.CT_DUPLICATE_CARD])} "
-                              f"cards drawn while in play (should be impossible; please report)")
+#: what each column of the engagement kernel's counters means (kernels.uboat_leader.state CT_*)
+ENGAGEMENT_COUNTERS = tuple(sorted((
+    (S.CT_ROUND_CAP, Counter("round_cap", "trials that reached the round cap max_rounds (p_round_cap); raise "
+                                          "max_rounds to see longer battles")),
+    (S.CT_RESHUFFLES, Counter("reshuffles", "decks reshuffled their discards (times)")),
+    (S.CT_DRAW_FAILED, Counter("draw_failed", "DECK ERROR: failed draws (should be impossible; please report)")),
+    (S.CT_DUPLICATE_CARD, Counter("duplicate_card", "DECK ERROR: cards drawn while in play (should be "
+                                                    "impossible; please report)")),
+    (S.CT_DRAWS, Counter("draws")),
+), key=lambda kc: kc[0]))
+assert [k for k, _ in ENGAGEMENT_COUNTERS] == list(range(S.N_COUNTERS))
 
 
 @register
@@ -126,16 +117,10 @@ class Engagement(Question):
         args = battle.kernel_args()
         notes = ["combat after escort detection runs on PLACEHOLDER rule modules (rules.uboat_attack, "
                  "escort_movement, enemy_attack, reload, post_combat_stress): not published rules"]
-        tally = _Tally(notes, len(notes))
-
-        def simulate(seed, key, lo, hi, chunk_size, n_trials):
-            hist, moments, counters = engagement_histogram(seed, key, lo, hi, chunk_size, n_trials,
-                                                           battle.n_bins, *args)
-            tally.add(counters)
-            return hist, moments
-
         placeholders = module_placeholders(ctx.rules) + gd.used
-        return Prepared(list(METRICS), battle.n_bins, simulate, None, placeholders, notes)
+        return Prepared(list(METRICS), battle.n_bins, kernel=engagement_kernel, args=args,
+                        counters=tuple(c for _, c in ENGAGEMENT_COUNTERS), placeholders=tuple(placeholders),
+                        notes=tuple(notes))
 
     def plots(self, meta, points, dists):
         return plots.engagement_figures(meta, points, dists)

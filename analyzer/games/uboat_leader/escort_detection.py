@@ -137,10 +137,7 @@ class EscortDetection(Question):
         fail_stress = int(combat["silent_running_fail_stress"])
         n_bins = max(2, fail_stress + 1)
 
-        def simulate(seed, key, lo, hi, chunk_size, n_trials):
-            return k.escort_detection_histogram(seed, key, lo, hi, chunk_size, n_trials, value, in_range,
-                                                p.alerted, bonus, penalty, chits, silent, p.uboat.evasion,
-                                                fail_stress, n_bins)
+        args = (value, in_range, p.alerted, bonus, penalty, chits, silent, p.uboat.evasion, fail_stress)
 
         def exact_answer():
             return exact_escort_detection(value, in_range, p.alerted, bonus, penalty, chits.tolist(), silent,
@@ -150,7 +147,8 @@ class EscortDetection(Question):
                    Metric("p_evaded", "P(evaded by Silent Running)", "probability"),
                    Metric("stress_added", "Stress added (failed Silent Running)")]
         notes = [] if in_range else [f"out of Detection range: {p.uboat.range} > {base} + {p.alerted} Alerted"]
-        return Prepared(metrics, n_bins, simulate, exact_answer, placeholders + gd.used, notes)
+        return Prepared(metrics, n_bins, kernel=k.escort_detection_kernel, args=args, exact=exact_answer,
+                        placeholders=tuple(placeholders + gd.used), notes=tuple(notes))
 
     def plots(self, meta, points, dists):
         return plots.escort_detection_figures(meta, points)

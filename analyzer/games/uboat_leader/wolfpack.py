@@ -13,12 +13,10 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from analyzer.errors import suggest
-from analyzer.games._adapt import rows_from_histograms
 from analyzer.games.uboat_leader import plots
 from analyzer.games.uboat_leader.data import CAMPAIGN_DIR, GameData, param_error
 from analyzer.games.uboat_leader.rules import WOLFPACK_OPTIONS
 from analyzer.questions import Context, ExactMetric, Metric, Prepared, Question, register
-from kernels.record import chunk_sizes
 from kernels.uboat_leader import wolfpack as k
 
 NOTE_KEYS = ("join_min", "stress_results", "attacked_modifier", "stress_per_result", "alerted_per_result",
@@ -117,19 +115,8 @@ class Wolfpack(Question):
         k_ = p.candidates
         n_bins = 2 + max(k_, k_ * notes["stress_per_result"], k_ * notes["alerted_per_result"], so)
 
-        def simulate(seed, key, lo, hi, chunk_size, n_trials):
-            if p.radio_call:  # no rolls: every trial is the same
-                sizes = chunk_sizes(lo, hi, n_trials, chunk_size)
-                hists = []
-                for v in (1 + k_, 0, 0, so):
-                    h = np.zeros((hi - lo, v + 1), np.int64)
-                    h[:, v] = sizes
-                    hists.append(h)
-                return rows_from_histograms(hists, n_bins)
-            return k.wolfpack_histogram(seed, key, lo, hi, chunk_size, n_trials, k_, p.attacked,
-                                        int(notes["join_min"]), int(notes["attacked_modifier"]), stress_face,
-                                        stress_fails, int(notes["stress_per_result"]),
-                                        int(notes["alerted_per_result"]), n_bins)
+        args = (k_, p.attacked, int(notes["join_min"]), int(notes["attacked_modifier"]), stress_face, stress_fails,
+                int(notes["stress_per_result"]), int(notes["alerted_per_result"]), p.radio_call, so)
 
         def exact_answer():
             return exact_wolfpack(k_, p.attacked, p.radio_call, notes, stress_face, stress_fails, so)
@@ -138,7 +125,8 @@ class Wolfpack(Question):
                    Metric("alerted", "Alerted counters placed"),
                    Metric("stress_added", "Stress on the active U-boat"),
                    Metric("so_spent", "SO spent on the Radio Call")]
-        return Prepared(metrics, n_bins, simulate, exact_answer, gd.used)
+        return Prepared(metrics, n_bins, kernel=k.wolfpack_kernel, args=args, exact=exact_answer,
+                        placeholders=tuple(gd.used))
 
     def plots(self, meta, points, dists):
         return plots.wolfpack_figures(meta, points, dists)
