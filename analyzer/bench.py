@@ -22,6 +22,18 @@ from kernels import dice as k
 BENCHMARKS: dict[str, "callable"] = {}
 
 
+def load_benchmarks() -> None:
+    """Import the ``bench`` module of every game package (not imported with the games:
+    benchmarks load the runner and the slow references)."""
+    import importlib
+    import pkgutil
+
+    import analyzer.games as games
+    for info in pkgutil.iter_modules(games.__path__):
+        if info.ispkg and importlib.util.find_spec(f"analyzer.games.{info.name}.bench") is not None:
+            importlib.import_module(f"analyzer.games.{info.name}.bench")
+
+
 def register_benchmark(name: str):
     """Decorator: make ``analyzer bench NAME`` run the function ``fn(console, trials=None)``."""
     def deco(fn):

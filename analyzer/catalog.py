@@ -7,7 +7,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel
 
 from analyzer import questions
-from analyzer.scenario import _submodel
+from analyzer.scenario import submodel
 
 
 def _type_name(annotation: Any) -> str:
@@ -27,7 +27,7 @@ def _params(model: type[BaseModel], prefix: str = "") -> list[dict[str, Any]]:
     out = []
     for name, info in model.model_fields.items():
         path = f"{prefix}.{name}" if prefix else name
-        sub = _submodel(info.annotation)
+        sub = submodel(info.annotation)
         extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
         default = "(required)" if info.is_required() else info.get_default(call_default_factory=True)
         if isinstance(default, BaseModel):
@@ -58,7 +58,7 @@ def default_metrics(q: questions.Question) -> list[str]:
 
 def catalog(game: str | None = None) -> dict[str, list[dict]]:
     doc = {}
-    for g in questions.GAMES:
+    for g in questions.games_with_questions():
         if game is not None and g != game:
             continue
         doc[g] = [{

@@ -257,15 +257,13 @@ def list_(
     doc = catalog(game)
     if game is not None and not doc:
         from analyzer.errors import suggest
-        _fail(f"game: unknown game {game!r}{suggest(game, questions.GAMES)}; "
-              f"allowed: {', '.join(questions.games_with_questions())}")
+        games = questions.games_with_questions()
+        _fail(f"game: unknown game {game!r}{suggest(game, games)}; allowed: {', '.join(games)}")
     if json_out:
         typer.echo(json.dumps(doc, indent=2, default=str))
         return
     for g, qs in doc.items():
         err.print(f"[bold]{g}[/]")
-        if not qs:
-            err.print("  (no questions yet: planned)")
         for q in qs:
             err.print(f"  [cyan]{q['question']}[/] — {escape(q['summary'])}" + (" \\[exact mode]" if q["exact"] else ""))
             if q.get("metrics"):
@@ -304,8 +302,8 @@ def bench(
 ):
     """Run a benchmark that prints kernel figures and their ratios against a reference,
     all measured in the same run (e.g. 'dice': raw RNG vs exploding pool vs numpy)."""
-    from analyzer.bench import BENCHMARKS
-    questions.load_games()
+    from analyzer.bench import BENCHMARKS, load_benchmarks
+    load_benchmarks()
     if name == "list":
         for n in sorted(BENCHMARKS):
             err.print(n)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernels import dice as _k
-from analyzer.runner import BATCH_CHUNKS, CHUNK_TRIALS
+from kernels.driver import BATCH_CHUNKS, CHUNK_TRIALS
 
 
 def _need_int(name: str, value, lo: int, hi: int | None = None) -> int:

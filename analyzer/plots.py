@@ -35,7 +35,8 @@ def _title(meta: dict, what: str) -> str:
     return f"{meta['scenario']} — {what}"
 
 
-def _footer(fig, meta: dict) -> None:
+def footer(fig, meta: dict) -> None:
+    """The provenance line under a figure; red when the run used placeholder values."""
     n_ph = len(meta.get("placeholders", []))
     text = f"{meta['game']} / {meta['question']} · seed {meta['seed']} · {meta['mode']}"
     if n_ph:
@@ -70,7 +71,7 @@ def _bars(meta, points, dists, metric: str):
     ax.set_title(_title(meta, f"distribution of {metric}"))
     if d.point.nunique() > 1:
         ax.legend(fontsize=7)
-    _footer(fig, meta)
+    footer(fig, meta)
     return fig
 
 
@@ -108,7 +109,7 @@ def _line(meta, points, metric: str, x: str, group: str | None = None):
     ax.set_title(_title(meta, f"{metric} vs {x}"))
     if group is not None:
         ax.legend(fontsize=8)
-    _footer(fig, meta)
+    footer(fig, meta)
     return fig
 
 
@@ -139,7 +140,7 @@ def _heatmap(meta, points, metric: str, x: str, y: str, fixed: dict | None = Non
     fig.colorbar(im, ax=ax, label=info["label"])
     extra = "" if not fixed else " (" + ", ".join(f"{k}={v}" for k, v in fixed.items()) + ")"
     ax.set_title(_title(meta, f"{metric}{extra}"), fontsize=9)
-    _footer(fig, meta)
+    footer(fig, meta)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     return fig
 
@@ -159,7 +160,7 @@ def _probability_bars(meta, points):
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("probability (95% CI)")
     ax.set_title(_title(meta, "probabilities"))
-    _footer(fig, meta)
+    footer(fig, meta)
     return fig
 
 
@@ -209,7 +210,7 @@ def _category_bars(meta, points, metric, x):
     ax.set_xlabel(x)
     ax.set_ylabel(info["label"] + " (95% CI)")
     ax.set_title(_title(meta, f"{metric} by {x}"))
-    _footer(fig, meta)
+    footer(fig, meta)
     return fig
 
 

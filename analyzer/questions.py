@@ -8,7 +8,7 @@ sweep runner, the CLI and the outputs only ever talk to this interface.
 from __future__ import annotations
 
 import importlib
-import importlib.util
+import pkgutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,14 +19,6 @@ from pydantic import BaseModel
 
 from analyzer.gamedata import Placeholder
 
-#: Every game the analyzer knows; a game listed here without a module has no questions yet.
-GAMES = ("uboat_leader", "b17", "hacse_naval", "breaking_news", "dystopian_wars", "dice")
-_GAME_MODULES = {
-    "dice": "analyzer.games.dice",
-    "dystopian_wars": "analyzer.games.dystopian_wars",
-    "b17": "analyzer.games.b17",
-    "uboat_leader": "analyzer.games.uboat_leader",
-}
 
 SCENARIO_ROOT = Path(__file__).resolve().parent.parent / "scenarios"
 
@@ -220,11 +212,19 @@ def register(cls: type[Question]) -> type[Question]:
     return cls
 
 
+_LOADED = False
+
+
 def load_games() -> None:
-    """Import every game module (each registers its questions on import)."""
-    for module in _GAME_MODULES.values():
-        if importlib.util.find_spec(module) is not None:
-            importlib.import_module(module)
+    """Import every module and package of :mod:`analyzer.games` once (each registers its
+    questions on import): the games are whatever is there, no list to keep."""
+    global _LOADED
+    if _LOADED:
+        return
+    import analyzer.games as games
+    for info in pkgutil.iter_modules(games.__path__):
+        importlib.import_module(f"analyzer.games.{info.name}")
+    _LOADED = True
 
 
 def games_with_questions() -> list[str]:

@@ -18,13 +18,9 @@ from analyzer.questions import ExactAnswer, ExactMetric, Metric, Prepared
 from analyzer.scenario import Scenario, SweepPoint
 from analyzer.errors import ScenarioError
 from analyzer.gamedata import DataError
-from kernels.record import chunk_sizes
 from analyzer.stats import MetricAccumulator, MetricSummary, PairedAccumulator, Z95
-
-#: Trials per chunk: the unit of work that owns one random stream.
-CHUNK_TRIALS = 4096
-#: Chunks per kernel call (~262k trials): bounds memory and sets the progress granularity.
-BATCH_CHUNKS = 64
+from kernels.driver import BATCH_CHUNKS, CHUNK_TRIALS
+from kernels.record import chunk_sizes
 #: Trial cap for a precision target when the scenario gives no ``max_trials``.
 DEFAULT_MAX_TRIALS = 100_000_000
 

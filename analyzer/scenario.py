@@ -117,11 +117,11 @@ def _fields_of(model: type[BaseModel]) -> dict[str, Any]:
     return dict(model.model_fields)
 
 
-def _submodel(annotation: Any) -> type[BaseModel] | None:
+def submodel(annotation: Any) -> type[BaseModel] | None:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     for arg in getattr(annotation, "__args__", ()) or ():
-        sub = _submodel(arg)
+        sub = submodel(arg)
         if sub is not None:
             return sub
     return None
@@ -141,7 +141,7 @@ def _check_param_path(file: str, model: type[BaseModel], dotted: str, where: str
             raise ScenarioError(file, where, f"{dotted!r} is not a parameter of this question"
                                 f"{suggest('.'.join(parts[: i + 1]), choices)}; "
                                 f"parameters here: {', '.join(sorted(choices))}")
-        current = _submodel(fields[part].annotation)
+        current = submodel(fields[part].annotation)
 
 
 def _set_path(d: dict, dotted: str, value: Any) -> None:
@@ -235,7 +235,7 @@ def _validate_params(file: str, question: registry.Question, params: dict, where
         if err["type"] == "extra_forbidden":
             parent = question.Params
             for part in loc[:-1]:
-                sub = _submodel(_fields_of(parent).get(part).annotation) if parent and part in _fields_of(parent) else None
+                sub = submodel(_fields_of(parent).get(part).annotation) if parent and part in _fields_of(parent) else None
                 parent = sub
             choices = list(_fields_of(parent)) if parent else []
             raise ScenarioError(file, path, f"unknown parameter{suggest(loc[-1], choices)}; allowed: "
@@ -287,13 +287,11 @@ def load(path: str | Path, *, trials: int | None = None, precision: float | None
             raise ScenarioError(file, loc, "required key is missing") from None
         raise ScenarioError(file, loc, f"got {show(err.get('input'))}; {_allowed_from_error(err)}") from None
 
-    if spec.game not in registry.GAMES:
-        raise ScenarioError(file, "game", f"unknown game {spec.game!r}{suggest(spec.game, registry.GAMES)}; "
-                            f"allowed: {', '.join(registry.games_with_questions())}")
+    games = registry.games_with_questions()
+    if spec.game not in games:
+        raise ScenarioError(file, "game", f"unknown game {spec.game!r}{suggest(spec.game, games)}; "
+                            f"allowed: {', '.join(games)}")
     available = registry.questions_of(spec.game)
-    if not available:
-        raise ScenarioError(file, "game", f"game {spec.game!r} has no questions yet (planned); games with "
-                            f"questions: {', '.join(registry.games_with_questions())}")
     question = registry.get(spec.game, spec.question)
     if question is None:
         names = [q.name for q in available]

@@ -38,6 +38,11 @@ from kernels._jit import jit
 from kernels.record import N_MOMENTS, chunk_trials, record_trial
 from kernels.rng import STATE_WORDS, seed_stream
 
+#: Trials per chunk: the unit of work that owns one random stream ``(seed, key, chunk)``.
+CHUNK_TRIALS = 4096
+#: Chunks per kernel call (~262k trials): bounds memory and sets the progress granularity.
+BATCH_CHUNKS = 64
+
 
 @jit(inline="always")
 def run_trials(trial, workspace, args, seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,

@@ -1,5 +1,6 @@
 """The random streams: xoshiro256** against a plain-Python transcription of the published
 algorithm, stream keying, and exact uniformity of dice."""
+import numba
 import numpy as np
 import pytest
 
@@ -73,15 +74,31 @@ def test_dice_are_uniform(sides):
                              np.full(sides, 1 / sides), what=f"d{sides}")
 
 
+@numba.njit(cache=True)
+def _results_per_lane(n):
+    """``rng.uniform_small(state, n)`` fed each 16-bit lane value ``x`` as the only lane
+    left in the buffer: its result when the lane was accepted, -1 when rejected (then the
+    function drew a fresh 64-bit word, which leaves lanes behind in the state)."""
+    out = np.full(1 << 16, -1, np.int64)
+    state = np.zeros(rng.STATE_WORDS, np.uint64)
+    rng.seed_stream(state, 1, 2, 3)
+    for x in range(1 << 16):
+        state[4] = np.uint64(x)
+        state[5] = np.uint64(1)
+        r = rng.uniform_small(state, n)
+        if state[5] == 0:
+            out[x] = r
+    return out
+
+
 def test_uniform_small_rejection_is_exact():
-    """Lemire's rejection on 16-bit lanes: count, for every 16-bit lane value, which
-    result it gives; each of the n results must come from exactly floor(2**16 / n) lanes."""
-    for n in (6, 10, 216, 1296, 1000):
-        lanes = np.arange(1 << 16, dtype=np.uint64)
-        m = lanes * np.uint64(n)
-        low = m & np.uint64(0xFFFF)
-        threshold = ((1 << 16) - n) % n
-        accepted = (low >= n) | (low >= threshold)
-        results = (m >> np.uint64(16))[accepted]
-        counts = np.bincount(results.astype(np.int64), minlength=n)
+    """Lemire's rejection on 16-bit lanes, run through ``uniform_small`` itself for every
+    lane value: each of the n results comes from exactly floor(2**16 / n) lanes and the
+    other 2**16 mod n lanes are rejected."""
+    for n in (2, 6, 10, 216, 1296, 1000, 1 << 16):
+        results = _results_per_lane(n)
+        accepted = results[results >= 0]
+        counts = np.bincount(accepted, minlength=n)
+        assert counts.shape == (n,)
         assert counts.min() == counts.max() == (1 << 16) // n
+        assert (results < 0).sum() == (1 << 16) % n

@@ -1,1 +1,24 @@
-"""Game modules. Each registers its questions with :func:`analyzer.questions.register`."""
+"""Game modules. Each registers its questions with :func:`analyzer.questions.register`.
+
+Every module or package here is imported by :func:`analyzer.questions.load_games`; a game
+package imports all its own modules with :func:`import_modules`, so adding a question means
+adding its module (and its kernel) and nothing else. A package's ``bench`` module is not
+imported with the game: ``analyzer bench`` loads it (:func:`analyzer.bench.load_benchmarks`).
+Game modules import the question interface, data loading and the exact engine, never the
+runner, the API or the CLI.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+#: modules of a game package that are not loaded with its questions
+NOT_WITH_QUESTIONS = ("bench",)
+
+
+def import_modules(package: str, path) -> None:
+    """Import every module of the game package ``package`` (its ``__name__`` and
+    ``__path__``) except :data:`NOT_WITH_QUESTIONS`: each registers what it defines."""
+    for info in pkgutil.iter_modules(path):
+        if info.name not in NOT_WITH_QUESTIONS:
+            importlib.import_module(f"{package}.{info.name}")

@@ -3,4 +3,6 @@
 Questions (spec docs/models/b17.md): ``gun_shot``, ``gun_matrix``, ``attack_wave``,
 ``mission``. Data: ``scenarios/b17/gun_arcs.yaml`` and ``scenarios/b17/data/``.
 """
-from analyzer.games.b17 import attack_wave, bench, gun_matrix, gun_shot, mission  # noqa: F401
+from analyzer.games import import_modules
+
+import_modules(__name__, __path__)

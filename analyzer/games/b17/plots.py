@@ -71,7 +71,7 @@ def _point_title(swept: dict) -> str:
     return ", ".join(parts)
 
 
-def _footer(fig, meta: dict, extra: str = "") -> None:
+def footer(fig, meta: dict, extra: str = "") -> None:
     n_ph = len(meta.get("placeholders", []))
     text = f"{meta['scenario']} · {meta['game']}/{meta['question']} · seed {meta['seed']} · {meta['mode']}"
     if extra:
@@ -248,7 +248,7 @@ def _heatmap(meta, guns, cells, single, combined, best, title):
              "position and altitude (3d10 + cell modifier ≤ skill; hits = ⌈damage / k⌉, 3 hits destroy). "
              "Bottom row: every crew position that can reach the cell fires at that one fighter.",
              fontsize=9, color=MUTED, ha="left", va="top", wrap=True)
-    _footer(fig, meta)
+    footer(fig, meta)
     return fig
 
 
@@ -317,7 +317,7 @@ def _polar(meta, guns, colours, single, combined, best, title):
     fig.suptitle(f"Where is the bomber safest? — {title}", fontsize=16, fontweight="bold", y=0.985)
     fig.text(0.5, 0.94, "Bomber seen from above, nose at 12:00. Rings: outer = high, middle = level, "
              "inner = low. Hatched = no gun can fire there.", ha="center", fontsize=10, color=MUTED)
-    _footer(fig, meta)
+    footer(fig, meta)
     return fig
 
 
@@ -396,7 +396,7 @@ def crew_figures(meta: dict, points) -> list:
         fig.legend(*axes[0].get_legend_handles_labels(), loc="upper right", ncol=min(n, 3), fontsize=9,
                    frameon=False, bbox_to_anchor=(0.995, 0.995))
     fig.tight_layout(rect=(0, 0.05, 1, 0.93))
-    _footer(fig, meta, f"mean {per}{ci}")
+    footer(fig, meta, f"mean {per}{ci}")
     return [("crew_kills_hits", fig)]
 
 
@@ -447,7 +447,7 @@ def wave_fate_figures(meta: dict, points) -> list:
     fig.suptitle(f"The attack, fighter by fighter — {meta['scenario']}", fontsize=14, fontweight="bold", x=0.01,
                  ha="left")
     fig.tight_layout(rect=(0, 0.06, 1, 0.97))
-    _footer(fig, meta, "means per attack (points.parquet has SEs and CIs)")
+    footer(fig, meta, "means per attack (points.parquet has SEs and CIs)")
     return [("fighter_fates", fig)]
 
 
@@ -480,5 +480,5 @@ def mission_figures(meta: dict, points) -> list:
         ax.legend(fontsize=9, frameon=False, loc="lower right")
     ax.set_title(f"Mission ledger — {meta['scenario']}", fontsize=13, fontweight="bold", loc="left")
     fig.tight_layout(rect=(0, 0.05, 1, 1))
-    _footer(fig, meta)
+    footer(fig, meta)
     return [("mission_ledger", fig)]

@@ -5,5 +5,6 @@ Spec: ``docs/models/dystopian_wars.md``; rules: ``shared/rules/dystopian_wars.md
 this package registers the questions (one module per question or mechanic) and the
 benchmarks ``dw-duel`` and ``dw-attack-exact``.
 """
-from analyzer.games.dystopian_wars import (attack, boarding, bench, duel, fire_allocation,  # noqa: F401
-                                           ramming, rout)
+from analyzer.games import import_modules
+
+import_modules(__name__, __path__)

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-from analyzer.plots import _footer
+from analyzer.plots import footer
 from analyzer.stats import Z95, wilson_interval
 
 AXIS = {"attack_dice": "attack dice (AD)", "target.dr": "target damage rating (DR)",
@@ -41,7 +41,7 @@ def _title(fig, meta: dict, what: str) -> None:
 
 
 def _finish(fig, meta: dict):
-    _footer(fig, meta)
+    footer(fig, meta)
     fig.tight_layout(rect=(0, 0.03, 1, 0.95))
     return fig
 

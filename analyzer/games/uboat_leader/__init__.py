@@ -5,4 +5,6 @@ source stops in the middle of escort movement: data values it does not give are 
 placeholders in scenarios/uboat_leader/, and the missing procedures are placeholder rule
 modules selected by rule options (see ``rules``).
 """
-from analyzer.games.uboat_leader import bench, engagement, escort_detection, wolfpack  # noqa: F401
+from analyzer.games import import_modules
+
+import_modules(__name__, __path__)

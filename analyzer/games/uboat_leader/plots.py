@@ -11,7 +11,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from analyzer.plots import _footer
+from analyzer.plots import footer
 
 STAT_SUFFIXES = ("_mean", "_se", "_ci_low", "_ci_high")
 
@@ -92,7 +92,7 @@ def escort_detection_figures(meta, points) -> list:
         fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02)
     fig.suptitle(f"{meta['scenario']}: escort detection by Alerted counters, U-boat state and escort damage",
                  fontsize=10)
-    _footer(fig, meta)
+    footer(fig, meta)
     fig.tight_layout(rect=(0, 0.04, 1, 0.96))
     return [("escort_detection_heatmap", fig)]
 
@@ -133,7 +133,7 @@ def wolfpack_figures(meta, points, dists) -> list:
     ax2.legend(title="pack size", fontsize=7, title_fontsize=8, bbox_to_anchor=(1.01, 1), loc="upper left")
     ax2.set_title("distribution of the pack size", fontsize=10)
     fig.suptitle(f"{meta['scenario']}: wolfpack size vs boats in the Area", fontsize=10)
-    _footer(fig, meta)
+    footer(fig, meta)
     fig.tight_layout(rect=(0, 0.04, 1, 0.95))
     return [("wolfpack_pack_size", fig)]
 
@@ -166,6 +166,6 @@ def engagement_figures(meta, points, dists) -> list:
     fig.suptitle(f"{meta['scenario']}: one contact, compared by {what}\n"
                  "combat after escort detection uses PLACEHOLDER rule modules, not published rules",
                  fontsize=10)
-    _footer(fig, meta)
+    footer(fig, meta)
     fig.tight_layout(rect=(0, 0.05, 1, 0.92))
     return [("engagement_policies", fig)]

@@ -1,0 +1,120 @@
+"""The layers stay apart: games are leaves that register questions; a new game or question
+needs no edit to any core file; kernels return the one (hist, moments, counters) contract."""
+import importlib
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+
+import analyzer.games
+from analyzer import api, questions, scenario as scenario_mod
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_games_import_no_runner_api_cli_bench_or_reference():
+    code = """
+        import json, sys
+        from analyzer import questions
+        questions.load_games()
+        print(json.dumps(sorted(m for m in sys.modules if m.startswith(("analyzer", "tests")))))
+    """
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                         cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr
+    loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    forbidden = {"analyzer.runner", "analyzer.api", "analyzer.cli", "analyzer.bench", "analyzer.outputs"}
+    assert not loaded & forbidden, loaded & forbidden
+    assert not [m for m in loaded if m.endswith(".bench") or m.startswith("tests")]
+    assert {"analyzer.games.b17.gun_shot", "analyzer.games.dystopian_wars.duel",
+            "analyzer.games.uboat_leader.engagement", "analyzer.games.dice"} <= loaded
+
+
+TOY_KERNEL = '''
+from kernels._jit import parallel_jit, unmanaged_jit
+from kernels.driver import no_workspace, run_trials
+from kernels.rng import roll_die
+
+
+@unmanaged_jit
+def coin_trial(state, values, counters, ws, args):
+    heads = 0
+    for _ in range(args[0]):
+        heads += roll_die(state, 2) == 2
+    values[0] = heads
+    counters[0] += args[0]
+
+
+@parallel_jit
+def coin_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, args):
+    return run_trials(coin_trial, no_workspace, args, seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
+                      1, n_bins, 1)
+'''
+
+TOY_QUESTION = '''
+from pydantic import BaseModel, ConfigDict
+
+from analyzer.questions import Counter, Metric, Prepared, Question, register
+from {pkg}.kernel import coin_kernel
+
+
+class CoinParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    coins: int = 3
+
+
+@register
+class Coins(Question):
+    game = "{game}"
+    name = "coins"
+    summary = "heads among fair coins"
+    Params = CoinParams
+    primary_metric = "heads"
+
+    def prepare(self, p, ctx):
+        return Prepared([Metric("heads", "heads")], p.coins + 1, kernel=coin_kernel, args=(p.coins,),
+                        counters=(Counter("coins_tossed"),))
+'''
+
+
+def test_a_new_game_needs_no_core_edit(tmp_path):
+    """A game package dropped beside the others (here: a folder added to the games' search
+    path) is found, its question runs through the runner, and nothing core was edited."""
+    game = "toy_coins"
+    pkg = tmp_path / game
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from analyzer.games import import_modules\n\n"
+                                     "import_modules(__name__, __path__)\n")
+    (pkg / "kernel.py").write_text(TOY_KERNEL)
+    (pkg / "coins.py").write_text(TOY_QUESTION.format(pkg=f"analyzer.games.{game}", game=game))
+    analyzer.games.__path__.append(str(tmp_path))
+    questions._LOADED = False
+    try:
+        questions.load_games()
+        assert game in questions.games_with_questions()
+        sc_file = tmp_path / "s.yaml"
+        sc_file.write_text(f"game: {game}\nquestion: coins\nseed: 4\ntrials: 10000\nparams: {{coins: 4}}\n")
+        (res,) = api.run(scenario_mod.load(sc_file))
+        assert abs(res.summaries["heads"].mean - 2.0) < 5 * res.summaries["heads"].se
+        assert res.counters == {"coins_tossed": 40_000}
+    finally:
+        analyzer.games.__path__.remove(str(tmp_path))
+        questions._REGISTRY.pop((game, "coins"), None)
+        for m in [m for m in sys.modules if m.startswith(f"analyzer.games.{game}")]:
+            del sys.modules[m]
+
+
+def test_every_question_returns_the_kernel_contract():
+    """Every shipped question's kernel returns (hist, moments, counters) shaped as declared."""
+    from analyzer.runner import prepare_point
+    for path in scenario_mod.expand_targets([str(ROOT / "scenarios")]):
+        sc = scenario_mod.load(path)
+        prep = prepare_point(sc, sc.points[0])
+        hist, moments, counters = prep.run_kernel(sc.spec.seed, 1, 0, 2, 64, 100)
+        m = len(prep.metrics)
+        assert hist.shape == (2, m, prep.n_bins) and moments.shape == (2, m, 3), path
+        assert counters.shape == (2, len(prep.counters)), path
+        assert (hist.sum(axis=2) == np.array([[64], [36]])).all(), path
