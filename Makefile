@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO ?= scenarios/dystopian_wars/attack_ad_grid.yaml scenarios/b17/gun_matrix_skills.yaml
 
-.PHONY: setup demo test bench clean clean-cache
+.PHONY: setup demo test test-full bench clean clean-cache
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# every kernel-vs-reference comparison at the size that resolves a 1-point shift (long)
+test-full: $(STAMP)
+	ANALYZER_FULL_REFERENCE=1 $(BIN)/python -m pytest -q
 
 bench: $(STAMP)
 	$(BIN)/analyzer bench dice

@@ -1,7 +1,11 @@
 """Statistical assertions shared by the tests: tolerances come from standard errors."""
 from __future__ import annotations
 
+import concurrent.futures
+import importlib
 import math
+import multiprocessing
+import os
 
 import numpy as np
 
@@ -53,3 +57,45 @@ def assert_two_samples_match(mean_a, se_a, mean_b, se_b, sigmas: float = SIGMAS,
     se = math.hypot(se_a, se_b)
     z = abs(mean_a - mean_b) / se if se > 0 else (0.0 if mean_a == mean_b else math.inf)
     assert z < sigmas, f"{what}: {mean_a:.6g} vs {mean_b:.6g}: {z:.2f} combined SE"
+
+
+#: A kernel-vs-reference comparison should detect a shift of this size in any probability
+#: metric at SIGMAS combined standard errors.
+RESOLVE = 0.01
+#: ``make test-full`` sets this: every comparison runs at RESOLVE, not only the designated one
+FULL_REFERENCE = os.environ.get("ANALYZER_FULL_REFERENCE") == "1"
+
+
+def reference_trials(probabilities, kernel_trials: int, resolve: float = RESOLVE, sigmas: float = SIGMAS) -> int:
+    """Reference trials for a two-sample comparison whose SIGMAS-SE band is at most
+    ``resolve`` wide for every probability in ``probabilities`` (the kernel's estimates):
+    ``sigmas * sqrt(v / n_ref + v / kernel_trials) <= resolve`` with ``v = p (1 - p)``."""
+    v = max([p * (1.0 - p) for p in probabilities] + [1e-4])
+    room = (resolve / sigmas) ** 2 - v / kernel_trials
+    if room <= 0:
+        raise ValueError(f"{kernel_trials} kernel trials cannot resolve {resolve}: raise them")
+    return int(math.ceil(v / room))
+
+
+def resolvable_shift(probabilities, kernel_trials: int, ref_trials: int, sigmas: float = SIGMAS) -> float:
+    """The smallest shift in a probability the comparison detects at ``sigmas`` SEs."""
+    v = max([p * (1.0 - p) for p in probabilities] + [1e-4])
+    return sigmas * math.sqrt(v / ref_trials + v / kernel_trials)
+
+
+def _reference_part(module: str, question: str, params, rules, data, trials: int, seed: int) -> dict:
+    return importlib.import_module(module).simulate(question, params, rules, data, trials, seed)
+
+
+def run_reference(module: str, question: str, params, rules, data, trials: int, seed: int,
+                  workers: int = 2) -> dict:
+    """``tests.reference.<game>.simulate`` over ``trials`` trials split across ``workers``
+    processes (part ``i`` seeded ``seed * 1009 + i``); per-trial lists concatenated in part
+    order, so the result depends only on the arguments."""
+    parts = [trials // workers + (1 if i < trials % workers else 0) for i in range(workers)]
+    ctx = multiprocessing.get_context("fork")
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+        futures = [pool.submit(_reference_part, module, question, params, rules, data, n, seed * 1009 + i)
+                   for i, n in enumerate(parts) if n]
+        results = [f.result() for f in futures]
+    return {k: [v for r in results for v in r[k]] for k in results[0]}

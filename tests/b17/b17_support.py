@@ -14,6 +14,7 @@ from analyzer.questions import SCENARIO_ROOT, Context, get
 from analyzer.runner import BATCH_CHUNKS, CHUNK_TRIALS
 from analyzer.stats import MetricAccumulator
 from tests.stat_checks import MIN_EXPECTED, SIGMAS as K_SE  # 5 SE; bins expecting < 25 are lumped
+from tests.stat_checks import reference_trials, run_reference
 
 ALL_GUNS = ("nose", "nav_right", "nav_left", "top", "radio", "ventral", "waist_left", "waist_right", "tail")
 
@@ -54,6 +55,22 @@ def run_kernel(prepared, trials: int, seed: int, key: int = 11) -> dict[str, McM
         out[metric.name] = McMetric(acc.trials, s.mean, s.se, {round(float(v), 9): float(p)
                                                                 for v, p in zip(values, probs)})
     return out
+
+
+#: kernel trials of a comparison that must resolve a 1-point shift (tests/stat_checks.RESOLVE)
+FULL_KERNEL_TRIALS = 1_000_000
+
+
+def reference_run(question: str, params: dict, rules: dict, data: dict, mc: dict[str, McMetric], seed: int,
+                  full: bool = True, quick: int = 2000) -> dict:
+    """The reference's per-trial values for a comparison with the kernel run ``mc``: sized
+    by :func:`tests.stat_checks.reference_trials` from the kernel's bin probabilities (so a
+    1-point shift in any of them is detected at 5 SE) when ``full``, else ``quick`` trials;
+    run on two processes."""
+    n_kernel = min(m.n for m in mc.values())
+    probs = [p for m in mc.values() for p in m.dist.values()]
+    n = reference_trials(probs, n_kernel) if full else quick
+    return run_reference("tests.reference.b17", question, params, rules, data, n, seed)
 
 
 def reference_metric(values: list[float]) -> McMetric:

@@ -15,7 +15,8 @@ from analyzer.games.b17 import compile as cc
 from analyzer.games.b17 import data as b17data
 from analyzer.questions import SCENARIO_ROOT, Context, get
 from kernels.b17.attack_wave import attack_wave_kernel
-from tests.b17.b17_support import (assert_dist_exact, assert_mean_exact, assert_same_law, exact_as_dict, only_guns,
+from tests.b17.b17_support import (FULL_KERNEL_TRIALS, assert_dist_exact, assert_mean_exact, assert_same_law,
+                                   exact_as_dict, only_guns, reference_run,
                                    prepare, reference_metric, run_kernel)
 from tests.reference import b17 as ref
 
@@ -79,8 +80,8 @@ def test_kernel_vs_exact_headon(intercom_ok):
 def test_kernel_vs_reference_mixed_wave_with_drawn_position(ref_data, policy):
     sc = yaml.safe_load((SCEN / "attack_wave_mixed_policies.yaml").read_text())
     params = dict(sc["params"], policy=policy)
-    mc = run_kernel(prepare("attack_wave", params), 200_000, SEED)
-    out = ref.simulate("attack_wave", params, {}, ref_data, 2500, SEED)
+    mc = run_kernel(prepare("attack_wave", params), FULL_KERNEL_TRIALS, SEED)
+    out = reference_run("attack_wave", params, {}, ref_data, mc, SEED)   # resolves a 1-point shift
     for name, values in out.items():
         assert_same_law(mc[name], reference_metric(values), f"{policy}: {name}")
 
@@ -92,8 +93,8 @@ def test_kernel_vs_reference_rule_options_and_distribution(ref_data):
                                          {"clock": "6:00", "altitude": "level", "weight": 1},
                                          {"clock": "10:30", "altitude": "low", "weight": 2}])
     rules = {"destroyed_target": "retarget", "kill_credit_unit": "gun", "delayed_kill_share": "separate_steps"}
-    mc = run_kernel(prepare("attack_wave", params, rules), 200_000, SEED)
-    out = ref.simulate("attack_wave", params, rules, ref_data, 2500, SEED)
+    mc = run_kernel(prepare("attack_wave", params, rules), FULL_KERNEL_TRIALS, SEED)
+    out = reference_run("attack_wave", params, rules, ref_data, mc, SEED)   # resolves a 1-point shift
     for name, values in out.items():
         assert_same_law(mc[name], reference_metric(values), name)
 
