@@ -1,7 +1,7 @@
 """Recording per-trial metric values into per-chunk sufficient statistics.
 
-Every question kernel ends a trial by calling :func:`record` with the trial's metric
-values as non-negative integers (fractions are scaled to integers by the question, e.g.
+The chunk driver (:mod:`kernels.driver`) ends every trial with :func:`record_trial` on the
+trial's metric values as non-negative integers (fractions are scaled to integers by the question, e.g.
 a kill split three ways is 840 in units of 1/2520). Per chunk and metric it keeps a
 histogram and exact integer moments, so results merge across chunks, batches and
 workers in any order with the same totals.
@@ -15,29 +15,6 @@ from kernels._jit import jit
 #: moments[chunk, metric, k]: k = 0 sum, 1 sum of squares, 2 trials whose value was
 #: above the histogram's last bin (clipped into it; the sums stay exact).
 N_MOMENTS = 3
-
-
-def allocate(n_chunks: int, n_metrics: int, n_bins: int):
-    """Fresh (hist, moments) arrays for a batch of chunks."""
-    return (np.zeros((n_chunks, n_metrics, n_bins), np.int64),
-            np.zeros((n_chunks, n_metrics, N_MOMENTS), np.int64))
-
-
-@jit
-def record(hist, moments, c, values):
-    """Add one trial's ``values[metric]`` to chunk row ``c``."""
-    top = hist.shape[2] - 1
-    for m in range(values.shape[0]):
-        v = values[m]
-        moments[c, m, 0] += v
-        moments[c, m, 1] += v * v
-        b = v
-        if b > top:
-            b = top
-            moments[c, m, 2] += 1
-        elif b < 0:
-            b = 0
-        hist[c, m, b] += 1
 
 
 @jit
