@@ -99,7 +99,8 @@ def write_run(scenario: Scenario, results: list[PointResult], out_root: Path, *,
             "primary_metric": scenario.question.primary_metric,
             "metrics": [{"name": m.name, "label": m.label, "kind": m.kind, "distribution": m.distribution}
                         for m in metrics],
-            "placeholders": summary["placeholders"], "plots": scenario.spec.plots,
+            "placeholders": summary["placeholders"], "example_values": summary["example_values"],
+            "plots": scenario.spec.plots,
         }, tmp / "plotmeta.json")
         plots.render(tmp, formats, scenario.question)
         return outputs.commit_run_dir(tmp, final), summary
@@ -151,5 +152,6 @@ def compare(a: Scenario, b: Scenario, *, progress: ProgressFactory | None = None
             "metrics": {n: {"a": ra.summaries[n].as_dict(), "b": rb.summaries[n].as_dict(),
                             "diff_b_minus_a": diffs[n].as_dict()} for n in names_a},
             "placeholders": outputs.unique_placeholders([ra, rb]),
+            "example_values": outputs.unique_placeholders([ra, rb], examples=True),
         })
     return Comparison(a, b, out)

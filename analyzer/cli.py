@@ -104,16 +104,33 @@ def _print_summary(summary: dict, run_dir: Optional[Path]) -> None:
     notes = sorted({n for pt in points for n in pt.get("notes", [])})
     for note in notes:
         err.print(f"  note: {note}", highlight=False, markup=False)
-    if summary["placeholders"]:
-        err.print("[yellow]Placeholders used (values the rule sources do not give; replace them "
-                  "with your copy of the game):[/]")
-        for ph in summary["placeholders"][:12]:
-            note = f" — {ph['note']}" if ph.get("note") else ""
-            err.print(f"  {ph['path']} = {ph['value']!r}{note}", highlight=False, markup=False)
-        if len(summary["placeholders"]) > 12:
-            err.print(f"  ... and {len(summary['placeholders']) - 12} more (summary.json)")
+    _print_provenance(summary["placeholders"], summary.get("example_values", []))
     if run_dir is not None:
         err.print(f"[green]wrote[/] {run_dir}")
+
+
+SHOWN_VALUES = 12
+_ESTABLISHES = {"exact": "fixed by the example", "at_most": "the example only shows it is at most this",
+                "at_least": "the example only shows it is at least this"}
+
+
+def _print_provenance(placeholders: list[dict], examples: list[dict], where: str = "summary.json") -> None:
+    """The placeholders and example-derived values a run used (the first few of each)."""
+    if placeholders:
+        err.print(f"[yellow]{len(placeholders)} placeholder(s) used (values the rule sources do not give; "
+                  f"replace them with your copy of the game):[/]")
+        for ph in placeholders[:SHOWN_VALUES]:
+            note = f" — {ph['note']}" if ph.get("note") else ""
+            err.print(f"  {ph['path']} = {ph['value']!r}{note}", highlight=False, markup=False)
+        if len(placeholders) > SHOWN_VALUES:
+            err.print(f"  ... and {len(placeholders) - SHOWN_VALUES} more ({where})")
+    if examples:
+        err.print(f"[yellow]{len(examples)} value(s) derived from worked examples of the source:[/]")
+        for ex in examples[:SHOWN_VALUES]:
+            what = _ESTABLISHES.get(ex.get("establishes", "exact"), "")
+            err.print(f"  {ex['path']} = {ex['value']!r} ({what})", highlight=False, markup=False)
+        if len(examples) > SHOWN_VALUES:
+            err.print(f"  ... and {len(examples) - SHOWN_VALUES} more ({where})")
 
 
 @app.command()
@@ -232,6 +249,12 @@ def compare(
             table.add_row(name, f"{m['a']['mean']:.4f}", f"{m['b']['mean']:.4f}",
                           f"{d['mean']:+.4f}  [{d['ci_low']:+.4f}, {d['ci_high']:+.4f}]")
         err.print(table)
+    placeholders: list[dict] = []
+    examples: list[dict] = []
+    for pt in cmp.points:
+        placeholders += [ph for ph in pt["placeholders"] if ph not in placeholders]
+        examples += [ex for ex in pt["example_values"] if ex not in examples]
+    _print_provenance(placeholders, examples, where="compare --json")
 
 
 @app.command()

@@ -2,9 +2,12 @@
 
 Rule values the sources do not give are data, never constants in code. In YAML a value
 is written plainly when the source gives it, ``{ph: VALUE, note: "..."}`` when it is a
-placeholder, and ``{ex: VALUE}`` when it is derived from a worked example in the source.
-:func:`unwrap` replaces the wrappers by their values and records every placeholder it
-met, so outputs can list them and ``strict: true`` can refuse them.
+placeholder, and ``{ex: VALUE, note: "...", establishes: exact|at_most|at_least}`` when it
+is derived from a worked example in the source: ``exact`` (the default) when the example
+fixes the value, ``at_most``/``at_least`` when it only bounds it (HMS Arbutus detects on
+a roll of 5, so its Detection value is at most 5). :func:`unwrap` replaces the wrappers by
+their values and records every one it met, so outputs list placeholders and example-derived
+values separately and ``strict: true`` refuses placeholders and bound-only examples.
 """
 from __future__ import annotations
 
@@ -15,7 +18,10 @@ from typing import Any
 
 import yaml
 
-_WRAPPER_KEYS = ({"ph"}, {"ph", "note"}, {"ex"}, {"ex", "note"})
+_WRAPPER_KEYS = ({"ph"}, {"ph", "note"}, {"ex"}, {"ex", "note"}, {"ex", "establishes"},
+                 {"ex", "note", "establishes"})
+#: what a worked example establishes about the value it gives
+ESTABLISHES = ("exact", "at_most", "at_least")
 
 
 @dataclass(frozen=True)
@@ -26,14 +32,30 @@ class Placeholder:
     value: Any
     note: str = ""
     source: str = ""  # file it came from, or "default" for a parameter default
+    kind: str = "placeholder"  # or "example": derived from a worked example of the source
+    establishes: str = ""      # for examples: exact | at_most | at_least
+
+    @property
+    def is_example(self) -> bool:
+        return self.kind == "example"
+
+    @property
+    def refused_by_strict(self) -> bool:
+        """Placeholders, and example values the example only bounds."""
+        return not self.is_example or self.establishes != "exact"
 
     def as_dict(self) -> dict:
-        return {"path": self.path, "value": self.value, "note": self.note, "source": self.source}
+        out = {"path": self.path, "value": self.value, "note": self.note, "source": self.source}
+        if self.is_example:
+            out["establishes"] = self.establishes
+        return out
 
     def __str__(self) -> str:
         where = f" ({self.source})" if self.source else ""
         note = f": {self.note}" if self.note else ""
-        return f"{self.path} = {self.value!r}{where}{note}"
+        bound = {"at_most": " (example: at most)", "at_least": " (example: at least)",
+                 "exact": " (example)"}.get(self.establishes, "")
+        return f"{self.path} = {self.value!r}{bound}{where}{note}"
 
 
 def is_wrapper(obj: Any) -> bool:
@@ -50,6 +72,11 @@ def unwrap(obj: Any, path: str = "", source: str = "",
             found.append(Placeholder(path, value, str(obj.get("note", "")), source))
             return value, found
         value, _ = unwrap(obj["ex"], path, source, found)
+        establishes = str(obj.get("establishes", "exact"))
+        if establishes not in ESTABLISHES:
+            raise DataError(f"{source or 'data'}: {path}: establishes: got {establishes!r}; allowed: "
+                            f"{', '.join(ESTABLISHES)}")
+        found.append(Placeholder(path, value, str(obj.get("note", "")), source, "example", establishes))
         return value, found
     if isinstance(obj, dict):
         out = {}

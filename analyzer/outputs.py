@@ -51,10 +51,13 @@ def _column_value(v: Any) -> Any:
     return json.dumps(v, sort_keys=True)
 
 
-def unique_placeholders(results: list[PointResult]) -> list[dict]:
+def unique_placeholders(results: list[PointResult], examples: bool = False) -> list[dict]:
+    """Every placeholder (or, with ``examples``, every example-derived value) any point used."""
     seen, out = set(), []
     for r in results:
         for ph in r.placeholders:
+            if ph.is_example != examples:
+                continue
             key = (ph.path, ph.source, json.dumps(_json_value(ph.value), sort_keys=True, default=str))
             if key not in seen:
                 seen.add(key)
@@ -104,7 +107,8 @@ def summary_dict(scenario, results: list[PointResult], mode: str = "monte_carlo"
         })
     return {"scenario": scenario.name, "game": scenario.spec.game, "question": scenario.spec.question,
             "mode": mode, "seed": scenario.spec.seed, "version": __version__,
-            "points": points, "placeholders": unique_placeholders(results)}
+            "points": points, "placeholders": unique_placeholders(results),
+            "example_values": unique_placeholders(results, examples=True)}
 
 
 def _git_commit() -> str | None:
@@ -132,7 +136,9 @@ def manifest_dict(scenario, results: list[PointResult], *, threads: int, wall_se
         "data_files": unique_data_files(results),
         "points": [{"point": r.point.index, "swept": _json_value(r.point.swept), "rules": r.point.rules,
                     "placeholders": [{"path": ph.path, "value": _json_value(ph.value), "source": ph.source}
-                                     for ph in r.placeholders],
+                                     for ph in r.placeholders if not ph.is_example],
+                    "example_values": [{"path": ph.path, "value": _json_value(ph.value), "source": ph.source,
+                                        "establishes": ph.establishes} for ph in r.placeholders if ph.is_example],
                     "data_files": [f["path"] + " (" + f["origin"] + ")" for f in r.data_files]}
                    for r in results],
     }

@@ -38,10 +38,16 @@ def _title(meta: dict, what: str) -> str:
 def footer(fig, meta: dict) -> None:
     """The provenance line under a figure; red when the run used placeholder values."""
     n_ph = len(meta.get("placeholders", []))
+    examples = meta.get("example_values", [])
+    bounds = sum(1 for e in examples if e.get("establishes") != "exact")
     text = f"{meta['game']} / {meta['question']} · seed {meta['seed']} · {meta['mode']}"
     if n_ph:
         text += f" · uses {n_ph} PLACEHOLDER value(s) not in the rule source (see summary.json)"
-    fig.text(0.01, 0.005, text, fontsize=7, color="firebrick" if n_ph else "gray", ha="left", va="bottom")
+    if examples:
+        text += f" · {len(examples)} value(s) derived from source examples" + \
+            (f", {bounds} only bounded by them" if bounds else "")
+    fig.text(0.01, 0.005, text, fontsize=7, color="firebrick" if n_ph or bounds else "gray", ha="left",
+             va="bottom")
 
 
 def _metric_info(meta: dict) -> dict[str, dict]:

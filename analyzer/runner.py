@@ -186,12 +186,14 @@ def prepare_point(scenario: Scenario, point: SweepPoint) -> Prepared:
             used.append(ph)
             seen.add((ph.path, ph.source))
     prepared = dataclasses.replace(prepared, placeholders=tuple(used), data_files=tuple(ctx.data_files))
-    if scenario.spec.strict and used:
-        listed = "; ".join(str(p) for p in used[:5])
-        more = f" and {len(used) - 5} more" if len(used) > 5 else ""
+    refused = [p for p in used if p.refused_by_strict]
+    if scenario.spec.strict and refused:
+        listed = "; ".join(str(p) for p in refused[:5])
+        more = f" and {len(refused) - 5} more" if len(refused) > 5 else ""
         raise ScenarioError(str(scenario.path), "strict",
-                            f"strict: true refuses placeholder values: {listed}{more}. "
-                            f"Fill them with your copy of the rules or set strict: false")
+                            f"strict: true refuses placeholder values: {listed}{more} (a value a worked "
+                            f"example only bounds counts as a placeholder). Fill them with your copy of "
+                            f"the rules or set strict: false")
     return prepared
 
 

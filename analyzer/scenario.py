@@ -307,7 +307,11 @@ def load(path: str | Path, *, trials: int | None = None, precision: float | None
     if spec.precision_metric is not None and spec.precision is None:
         raise ScenarioError(file, "precision_metric", "only meaningful together with precision")
 
-    params_raw, param_placeholders = unwrap(copy.deepcopy(spec.params), "params", source=file)
+    try:
+        params_raw, param_placeholders = unwrap(copy.deepcopy(spec.params), "params", source=file)
+        sweep_values = {k: [unwrap(v, f"params.{k}", source=file) for v in spec.sweep[k]] for k in spec.sweep}
+    except DataError as e:
+        raise ScenarioError(file, "", str(e).split(": ", 1)[1]) from None
     rules = validate_rules(file, question, spec.rules)
 
     for key in spec.sweep:
@@ -319,8 +323,7 @@ def load(path: str | Path, *, trials: int | None = None, precision: float | None
             _check_param_path(file, question.Params, key, f"sweep.{key}")
 
     keys = list(spec.sweep)
-    # a swept value may itself be a labelled placeholder: {ph: 3, note: ...}
-    sweep_values = {k: [unwrap(v, f"params.{k}", source=file) for v in spec.sweep[k]] for k in keys}
+    # a swept value may itself be a labelled placeholder ({ph: 3, note: ...}): sweep_values above
     points: list[SweepPoint] = []
     for index, combo in enumerate(itertools.product(*(sweep_values[k] for k in keys))):
         p = copy.deepcopy(params_raw)

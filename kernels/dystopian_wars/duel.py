@@ -70,22 +70,32 @@ M_WIN_A, M_WIN_B, M_DRAW, M_TURNS, M_POINTS_DESTROYED, M_SURVIVORS, M_ROUT_FAILS
 CT_EXPLOSION_CAPS, CT_DICE_ROLLED, CT_INITIATIVE_CAPS = range(3)
 N_DUEL_COUNTERS = 3
 
-#: The compiled duel as the kernel receives it (built by ``DuelRecord.kernel_args()``). Flat:
-#: numba cannot hand nested tuples of arrays to a ``prange`` body. ``*_value, *_explodes,
-#: *_n`` are :func:`kernels.dice.pool_table` tables (``hit_*`` stacked by to-hit number);
-#: ``crit_values, crit_cum`` the critical table.
-DuelArgs = namedtuple("DuelArgs", (
-    "models", "mv", "w_type", "w_ad", "to_hit", "n_models", "n_squads", "squads", "settings", "geometry",
-    "bands", "hit_value", "hit_explodes", "hit_n", "cancel_value", "cancel_explodes", "cancel_n",
-    "rout_value", "rout_explodes", "rout_n", "d6_value", "d6_explodes", "d6_n", "crit_values", "crit_cum",
-    "board_defense_value", "board_defense_explodes", "board_defense_n", "melee_value", "melee_explodes",
-    "melee_n"))
+# the dice of the duel, one D6 pool table each (rows of ``dice_value``): the hit dice by to-hit
+# number (rows 2..6; 0 and 1 are never used), AA/CC cancel dice, rout and bravery dice,
+# initiative (face sums), the boarded model's defence dice, melee dice (MD)
+DICE_CANCEL, DICE_ROUT, DICE_INITIATIVE, DICE_BOARD_DEFENSE, DICE_MELEE = range(7, 12)
+N_DICE_TABLES = 12
 
-#: State per trial (spec §7), one set of arrays per chunk: ``brk`` = Break per squadron,
-#: ``activated`` this turn, ``lost_now`` = models of each enemy squadron lost in this
-#: activation, ``declared[q] = (attacker, weapon, target)``, ``ap`` = current AP (boarding).
-DuelState = namedtuple("DuelState", ("hp_lost", "alive", "brk", "activated", "lost_now", "declared",
-                                     "comm_lost", "rout_fails", "captured", "ap"))
+#: The compiled duel as the kernel receives it (``DuelRecord.kernel_args()``): the sides
+#: (``models[side, model, F_*]``, weapons, the to-hit number of every (attacker, weapon,
+#: target, band), 0 = not a legal target), ``settings[S_*]``, ``geometry[G_*]``, the fixed
+#: range bands, the dice tables ``DICE_*`` stacked as one :func:`kernels.dice.pool_table`
+#: (``dice_value[table, g, idx]``, ``dice_explodes``, ``dice_n[g]``) and the critical table.
+#: Flat and as few arrays as possible: the driver passes it to every trial, and a call passes
+#: each array as 5 + 2 * ndim machine words.
+DuelArgs = namedtuple("DuelArgs", ("models", "mv", "w_type", "w_ad", "to_hit", "n_models", "n_squads", "squads",
+                                   "settings", "geometry", "bands", "dice_value", "dice_explodes", "dice_n",
+                                   "crit_values", "crit_cum"))
+
+#: State per trial (spec §7 "State per trial"): one numpy record per chunk (so the driver
+#: passes it to a trial as one array, not ten). ``brk`` = Break per squadron, ``activated``
+#: this turn, ``lost_now`` = models of each enemy squadron lost in this activation,
+#: ``declared[q] = (attacker, weapon, target)``, ``ap`` = current AP (boarding).
+DUEL_STATE = np.dtype([("hp_lost", np.int64, (2, MAX_MODELS)), ("alive", np.int64, (2, MAX_MODELS)),
+                       ("brk", np.int64, (2, MAX_MODELS)), ("activated", np.int64, (2, MAX_MODELS)),
+                       ("lost_now", np.int64, (MAX_MODELS,)), ("declared", np.int64, (MAX_MODELS * MAX_WEAPONS, 3)),
+                       ("comm_lost", np.int64, (2,)), ("rout_fails", np.int64, (2,)), ("captured", np.int64, (2,)),
+                       ("ap", np.int64, (2, MAX_MODELS))])
 
 
 # ----------------------------------------------------------------------------- the stream as one value
@@ -103,12 +113,13 @@ def store_stream(state, rng):
 
 
 @hot_jit
-def roll(rng, n_dice, value, explodes, group_n, counters):
-    """Roll a pool (:func:`kernels.dice.pool_total_locals`) on the carried stream: returns
-    ``(rng, total)``; dice rolled and dice dropped at the explosion cap go to ``counters``."""
+def roll(rng, n_dice, table, dice_value, dice_explodes, dice_n, counters):
+    """Roll a pool of the dice ``table`` (``DICE_*``; :func:`kernels.dice.pool_total_locals`) on
+    the carried stream: returns ``(rng, total)``; dice rolled and dice dropped at the explosion
+    cap go to ``counters``."""
     s0, s1, s2, s3, buf, lanes = rng
     s0, s1, s2, s3, buf, lanes, total, rolled, dropped = pool_total_locals(
-        s0, s1, s2, s3, buf, lanes, n_dice, value, explodes, group_n)
+        s0, s1, s2, s3, buf, lanes, n_dice, dice_value[table], dice_explodes[table], dice_n)
     counters[CT_EXPLOSION_CAPS] += dropped
     counters[CT_DICE_ROLLED] += rolled
     return (s0, s1, s2, s3, buf, lanes), total
@@ -117,12 +128,12 @@ def roll(rng, n_dice, value, explodes, group_n, counters):
 @hot_jit
 def attack(rng, state, n_dice, t, n_defense, y, j, duel, battle, counters):
     """One attack on model ``j`` of side ``y`` (:func:`kernels.dystopian_wars.attack.
-    resolve_attack_locals`: hit table ``t``, AA/CC cancel dice, §11 damage with criticals):
-    returns ``(rng, damage)``."""
+    resolve_attack_locals`: hit dice at to-hit number ``t``, AA/CC cancel dice, §11 damage with
+    criticals): returns ``(rng, damage)``."""
     s0, s1, s2, s3, buf, lanes = rng
     s0, s1, s2, s3, buf, lanes, _hits, damage, rolled, dropped = resolve_attack_locals(
-        s0, s1, s2, s3, buf, lanes, state, n_dice, t, duel.hit_value, duel.hit_explodes, duel.hit_n,
-        n_defense, duel.cancel_value, duel.cancel_explodes, duel.cancel_n,
+        s0, s1, s2, s3, buf, lanes, state, n_dice, t, duel.dice_value, duel.dice_explodes, duel.dice_n,
+        n_defense, duel.dice_value[DICE_CANCEL], duel.dice_explodes[DICE_CANCEL], duel.dice_n,
         duel.models[y, j, F_DR], duel.models[y, j, F_CR], duel.models[y, j, F_HP], battle.hp_lost[y, j],
         duel.settings[S_SMALL_HP], duel.crit_values, duel.crit_cum)
     counters[CT_EXPLOSION_CAPS] += dropped
@@ -232,14 +243,14 @@ def start_duel(duel, battle):
 
 
 @unmanaged_jit
-def initiative(rng, settings, d6_value, d6_explodes, d6_n, counters):
+def initiative(rng, settings, dice_value, dice_explodes, dice_n, counters):
     """Spec §7 turn loop 1 (rules §4): A rolls 2D6, then B; the higher activates first. Ties
     (Amb 14): both re-roll (capped at :data:`INITIATIVE_REROLL_CAP`, then A first, counted),
     or A / B goes first. Returns ``(rng, side first)`` (0 = A)."""
     n = settings[S_INIT_DICE]
     for _ in range(INITIATIVE_REROLL_CAP):
-        rng, a = roll(rng, n, d6_value, d6_explodes, d6_n, counters)
-        rng, b = roll(rng, n, d6_value, d6_explodes, d6_n, counters)
+        rng, a = roll(rng, n, DICE_INITIATIVE, dice_value, dice_explodes, dice_n, counters)
+        rng, b = roll(rng, n, DICE_INITIATIVE, dice_value, dice_explodes, dice_n, counters)
         if a > b:
             return rng, 0
         if b > a:
@@ -361,11 +372,11 @@ def melee(rng, x, i, y, j, committed, duel, battle, counters):
     if d_ap == 0:                                  # no crew: captured without dice
         return rng, True, False, committed
     v = duel.models[y, j, F_CC] if duel.models[x, i, F_DIVING] else duel.models[y, j, F_AA]
-    rng, defence_hits = roll(rng, aux_dice(v, battle.hp_lost[y, j]), duel.board_defense_value,
-                             duel.board_defense_explodes, duel.board_defense_n, counters)
+    rng, defence_hits = roll(rng, aux_dice(v, battle.hp_lost[y, j]), DICE_BOARD_DEFENSE, duel.dice_value,
+                             duel.dice_explodes, duel.dice_n, counters)
     a_now = max(0, committed - defence_hits)
-    rng, boarder_hits = roll(rng, a_now, duel.melee_value, duel.melee_explodes, duel.melee_n, counters)
-    rng, defender_hits = roll(rng, d_ap, duel.melee_value, duel.melee_explodes, duel.melee_n, counters)
+    rng, boarder_hits = roll(rng, a_now, DICE_MELEE, duel.dice_value, duel.dice_explodes, duel.dice_n, counters)
+    rng, defender_hits = roll(rng, d_ap, DICE_MELEE, duel.dice_value, duel.dice_explodes, duel.dice_n, counters)
     d_left = max(0, d_ap - boarder_hits)
     a_left = max(0, a_now - defender_hits)
     battle.ap[y, j] = d_left
@@ -409,8 +420,8 @@ def boarding(rng, state, x, s, duel, battle, counters):
 
 
 @unmanaged_jit
-def squadron_test(rng, x, s, models, squads, alive, comm_lost_x, settings, rout_value, rout_explodes,
-                  rout_n, counters):
+def squadron_test(rng, x, s, models, squads, alive, comm_lost_x, settings, dice_value, dice_explodes, dice_n,
+                  counters):
     """Rules §8 rout / bravery test of squadron ``s`` of side ``x``: 3D6 (+1D6 with its side's
     alive commodore in it); needs 1, +1 when half or more of its models are lost, +1 while
     the commodore is lost. Returns ``(rng, passed)``."""
@@ -429,7 +440,7 @@ def squadron_test(rng, x, s, models, squads, alive, comm_lost_x, settings, rout_
         need += 1
     if comm_lost_x:
         need += 1
-    rng, successes = roll(rng, dice, rout_value, rout_explodes, rout_n, counters)
+    rng, successes = roll(rng, dice, DICE_ROUT, dice_value, dice_explodes, dice_n, counters)
     return rng, successes >= need
 
 
@@ -445,7 +456,7 @@ def rout_tests(rng, y, comm_now, duel, battle, counters):
         if (battle.lost_now[s] == 0 and not new_comm) or not squadron_alive(y, s, duel, battle):
             continue
         rng, passed = squadron_test(rng, y, s, duel.models, duel.squads, battle.alive, battle.comm_lost[y],
-                                    duel.settings, duel.rout_value, duel.rout_explodes, duel.rout_n, counters)
+                                    duel.settings, duel.dice_value, duel.dice_explodes, duel.dice_n, counters)
         if not passed:
             battle.brk[y, s] = 1
             battle.rout_fails[y] += 1
@@ -457,7 +468,7 @@ def bravery_test(rng, x, s, duel, battle, counters):
     """Spec §7 activation step 6 (rules §8, 7b): squadron ``s``, which had Break before it
     activated, tests; a pass removes Break. Returns ``rng``."""
     rng, passed = squadron_test(rng, x, s, duel.models, duel.squads, battle.alive, battle.comm_lost[x],
-                                duel.settings, duel.rout_value, duel.rout_explodes, duel.rout_n, counters)
+                                duel.settings, duel.dice_value, duel.dice_explodes, duel.dice_n, counters)
     if passed:
         battle.brk[x, s] = 0
     return rng
@@ -517,16 +528,18 @@ def record_duel(values, winner, turn, duel, battle):
 # ----------------------------------------------------------------------------- on the driver
 
 @unmanaged_jit
-def duel_trial(state, values, counters, battle, duel):
+def duel_trial(state, values, counters, ws, duel):
     """One duel (spec §7 turn loop): turns of initiative and activations until a side has no
-    model left, or ``max_turns`` (a draw); then its metrics."""
+    model left, or ``max_turns`` (a draw); then its metrics. ``ws`` holds the chunk's
+    :data:`DUEL_STATE`; ``duel`` is the :class:`DuelArgs`."""
+    battle = ws[0]
     start_duel(duel, battle)
     rng = load_stream(state)
     dist = duel.geometry[G_START]
     winner = -1
     turn = 0
     for turn in range(1, duel.settings[S_MAX_TURNS] + 1):
-        rng, cur = initiative(rng, duel.settings, duel.d6_value, duel.d6_explodes, duel.d6_n, counters)
+        rng, cur = initiative(rng, duel.settings, duel.dice_value, duel.dice_explodes, duel.dice_n, counters)
         for x in range(2):
             for s in range(duel.n_squads[x]):
                 battle.activated[x, s] = 0
@@ -546,12 +559,8 @@ def duel_trial(state, values, counters, battle, duel):
 
 @jit
 def duel_workspace(duel):
-    """A :class:`DuelState` for one chunk (reset by :func:`start_duel` at every trial)."""
-    m = duel.models.shape[1]
-    return DuelState(np.zeros((2, m), np.int64), np.zeros((2, m), np.int64), np.zeros((2, m), np.int64),
-                     np.zeros((2, m), np.int64), np.zeros(m, np.int64),
-                     np.zeros((m * duel.w_type.shape[2], 3), np.int64), np.zeros(2, np.int64),
-                     np.zeros(2, np.int64), np.zeros(2, np.int64), np.zeros((2, m), np.int64))
+    """The chunk's :data:`DUEL_STATE` (reset by :func:`start_duel` at every trial)."""
+    return np.zeros(1, DUEL_STATE)
 
 
 @parallel_jit

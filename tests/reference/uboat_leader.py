@@ -84,7 +84,8 @@ def load_data(path_or_none=None) -> dict:
 
 
 def _is_wrapper(x) -> bool:
-    return isinstance(x, dict) and set(x) in ({"ph"}, {"ph", "note"}, {"ex"}, {"ex", "note"})
+    return isinstance(x, dict) and (set(x) in ({"ph"}, {"ph", "note"}) or
+                                    ("ex" in x and set(x) <= {"ex", "note", "establishes"}))
 
 
 def unwrap(x, path="", found=None):

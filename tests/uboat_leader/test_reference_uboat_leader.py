@@ -96,11 +96,12 @@ def test_detection_ranges_and_modifiers():
 def test_reference_scenario_file_exact_0_7():
     sc = yaml.safe_load((SCEN / "escort_detection_example.yaml").read_text())
     assert sc["question"] == "escort_detection" and sc["game"] == "uboat_leader"
-    ex = U.exact_escort_detection(sc["params"], sc.get("rules"), DATA)
+    params = U.unwrap(sc["params"])   # the file labels its Detection and EV values ({ex}, {ph})
+    ex = U.exact_escort_detection(params, sc.get("rules"), DATA)
     assert ex["p_detected"][1] == Fraction(7, 10)
     assert ex["p_evaded"] == {0: 1} and ex["stress_added"] == {0: 1}
     n = 20000
-    res = U.simulate("escort_detection", sc["params"], sc.get("rules") or {}, DATA, n, sc["seed"])
+    res = U.simulate("escort_detection", params, sc.get("rules") or {}, DATA, n, sc["seed"])
     _close(res["p_detected"], 0.7, 0.21, n)
 
 

@@ -21,7 +21,11 @@ def test_reference_scenario_exact_and_run_agree(tmp_path):
     assert r.exit_code == 0, r.stderr
     exact = json.loads(r.stdout)
     assert exact["points"][0]["metrics"]["p_detected"]["mean"] == 0.7
-    assert exact["placeholders"] == []
+    # Arbutus' surfaced Detection is only bounded by the example (4 + 1 = 5 detects: <= 5);
+    # the submerged value and the boat's EV are not in the source (issue: rule fidelity 10, 11)
+    assert {p["path"] for p in exact["placeholders"]} == {"params.detection.submerged", "params.uboat.evasion"}
+    assert [(e["path"], e["value"], e["establishes"]) for e in exact["example_values"]] == [
+        ("params.detection.surfaced", 5, "at_most")]
     r = invoke("run", EXAMPLE, "--out", tmp_path, "--json")
     assert r.exit_code == 0, r.stderr
     mc = json.loads(r.stdout)

@@ -7,6 +7,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+import yaml
 
 from analyzer import scenario as scenario_mod
 from analyzer.errors import ScenarioError
@@ -51,11 +52,14 @@ def test_arbutus_roll_4_plus_1_alerted_is_5_and_detects():
     assert kd.evades(4, 4) and not kd.evades(5, 4)    # §7.3: d10 <= EV
 
 
-def test_reference_scenario_exact_is_0_7_with_no_placeholders():
+def test_reference_scenario_exact_is_0_7_and_labels_what_the_source_does_not_give():
     sc = scenario_mod.load(SCEN / "escort_detection_example.yaml")
     (point,) = sc.points
     prep = prepare_point(sc, point)
-    assert prep.placeholders == ()                    # every value of the file comes from the source
+    assert {p.path for p in prep.placeholders if not p.is_example} == {"params.detection.submerged",
+                                                                      "params.uboat.evasion"}
+    assert [(p.path, p.value, p.establishes) for p in prep.placeholders if p.is_example] == [
+        ("params.detection.surfaced", 5, "at_most")]                # Arbutus: 4 + 1 = 5 detects, so <= 5
     res = exact_point(point, prep)
     assert res.summaries["p_detected"].mean == pytest.approx(0.7, abs=1e-15)
     assert Fraction(res.summaries["p_detected"].mean).limit_denominator(100) == Fraction(7, 10)
@@ -107,22 +111,38 @@ def test_silent_running_exact_values():
 
 
 def test_escort_detection_placeholders_listed_only_when_used():
-    ph = lambda params: {p.path for p in prepare("escort_detection", params)[2].placeholders}  # noqa: E731
+    ph = lambda params: {p.path for p in prepare("escort_detection", params)[2].placeholders  # noqa: E731
+                         if not p.is_example}
+    ex = lambda params: {(p.path, p.establishes) for p in prepare("escort_detection", params)[2].placeholders  # noqa: E731
+                         if p.is_example}
     assert ph({"uboat": {"state": "surfaced"}}) == {"params.detection"}
-    # HMS Arbutus: surfaced value derived from the source example, submerged value a placeholder
+    # HMS Arbutus: surfaced value bounded by the source example (listed as such), submerged a placeholder
     assert ph({"escort": "HMS Arbutus", "uboat": {"state": "surfaced"}}) == set()
+    assert ex({"escort": "HMS Arbutus", "uboat": {"state": "surfaced"}}) == {("escorts[0].detection.surfaced",
+                                                                              "at_most")}
+    assert ex({"escort": "HMS Arbutus", "uboat": {"state": "submerged"}}) == set()
     assert ph({"escort": "HMS Arbutus", "uboat": {"state": "submerged"}}) == {"escorts[0].detection.submerged"}
     assert ph({"detection": {"surfaced": 5, "submerged": 7}, "tactics": "pool"}) == {"tactics.chits"}
     assert ph({"detection": {"surfaced": 5, "submerged": 7},
                "uboat": {"state": "submerged", "silent_running": True}}) == {"params.uboat.evasion"}
 
 
-def test_strict_refuses_placeholders_and_accepts_the_reference_file(tmp_path):
+def test_strict_refuses_placeholders_and_bound_only_examples_accepts_exact_examples(tmp_path):
     text = (SCEN / "escort_detection_example.yaml").read_text()
+    bounded = tmp_path / "strict_bounded.yaml"
+    bounded.write_text(text + "strict: true\n")
+    sc = scenario_mod.load(bounded)
+    with pytest.raises(ScenarioError, match=r"params.detection.surfaced = 5 \(example: at most\)"):
+        prepare_point(sc, sc.points[0])
+    exact_doc = yaml.safe_load(text)
+    exact_doc["strict"] = True
+    exact_doc["params"]["detection"] = {"surfaced": {"ex": 5}, "submerged": 7}   # an exact example value
+    exact_doc["params"]["uboat"]["evasion"] = 4
     ok = tmp_path / "strict_ok.yaml"
-    ok.write_text(text + "strict: true\n")
+    ok.write_text(yaml.safe_dump(exact_doc))
     sc = scenario_mod.load(ok)
-    assert prepare_point(sc, sc.points[0]).placeholders == ()
+    used = prepare_point(sc, sc.points[0]).placeholders
+    assert [(p.path, p.establishes) for p in used] == [("params.detection.surfaced", "exact")]
     bad = tmp_path / "strict_bad.yaml"
     bad.write_text("game: uboat_leader\nquestion: escort_detection\nstrict: true\n"
                    "params: {uboat: {state: surfaced, range: 1}}\n")

@@ -217,8 +217,8 @@ BOARDING_NOTES = (
 @dataclass(frozen=True)
 class DuelRecord:
     """One duel compiled for :func:`kernels.dystopian_wars.duel.duel_kernel`: the sides as
-    arrays (:func:`compile_arrays`), the settings ``S_*`` and geometry ``G_*``, and the dice
-    tables as :func:`kernels.dice.pool_table` triples ``(value, explodes, n)``."""
+    arrays (:func:`compile_arrays`), the settings ``S_*`` and geometry ``G_*``, the dice
+    (:func:`dice_tables`) and the critical table."""
 
     models: np.ndarray          # [side, model, F_*]
     mv: np.ndarray              # [side, model] inches per activation
@@ -231,19 +231,30 @@ class DuelRecord:
     settings: np.ndarray        # [S_*]
     geometry: np.ndarray        # [G_*]
     bands: np.ndarray           # fixed range: band of turn t = bands[min(t, len) - 1]
-    hit: tuple                  # stacked by to-hit number
-    cancel: tuple               # AA / CC cancel dice
-    rout: tuple                 # rout and bravery dice
-    d6: tuple                   # face sums: initiative 2D6
+    dice: tuple                 # (value[DICE_*, g, idx], explodes[DICE_*, g, idx], n[g])
     crit: tuple                 # (critical damage values, cumulative weights)
-    board_defense: tuple        # boarded model's AA / CC dice
-    melee: tuple                # melee dice (MD)
 
     def kernel_args(self) -> k.DuelArgs:
-        """The record as the kernel receives it (flat: see :class:`kernels.dystopian_wars.duel.DuelArgs`)."""
+        """The record as the kernel receives it (:class:`kernels.dystopian_wars.duel.DuelArgs`)."""
         return k.DuelArgs(self.models, self.mv, self.w_type, self.w_ad, self.to_hit, self.n_models, self.n_squads,
-                          self.squads, self.settings, self.geometry, self.bands, *self.hit, *self.cancel, *self.rout,
-                          *self.d6, *self.crit, *self.board_defense, *self.melee)
+                          self.squads, self.settings, self.geometry, self.bands, *self.dice, *self.crit)
+
+
+def dice_tables(rules: dict, data: dict, board: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every pool of the duel as one stack of D6 tables, in the kernel's ``DICE_*`` order: the
+    hit dice by to-hit number (rows 0 and 1 are never used: t >= 2), AA/CC cancel dice, rout
+    dice, initiative (face sums), the boarded model's defence dice, melee dice."""
+    t_def = data["boarding_defense_to_hit"] if board else 5
+    faces = [hit_faces(max(t, 2), 0, True, rules["modified_six"]) for t in range(7)]
+    faces.insert(k.DICE_CANCEL, cancel_faces(data))
+    faces.insert(k.DICE_ROUT, rout_faces(data))
+    faces.insert(k.DICE_INITIATIVE, (np.arange(7, dtype=np.int64), np.zeros(7, np.bool_)))
+    faces.insert(k.DICE_BOARD_DEFENSE, plain_faces(t_def) if rules["boarding_defense_dice"] == "one_per_success"
+                 else hit_faces(t_def, 0, True, rules["modified_six"]))
+    faces.insert(k.DICE_MELEE, hit_faces(data["to_hit"]["melee_dice"] if board else 4, 0,
+                                         rules["melee_dice"] == "exploding", rules["modified_six"]))
+    assert len(faces) == k.N_DICE_TABLES
+    return stacked_tables(faces)
 
 
 @register
@@ -300,17 +311,6 @@ class Duel(Question):
             geometry[k.G_MIN_DISTANCE] = rng.min_distance
         geometry[k.G_BAND_INCHES] = data["range_band_inches"]
         bands = np.array(rng.bands if rng.bands else [2], np.int64)
-        # hit tables by to-hit number (rows 0 and 1 are never used: t >= 2)
-        hit_tab = stacked_tables([hit_faces(max(t, 2), 0, True, rules["modified_six"]) for t in range(7)])
-        cancel_tab = table(cancel_faces(data))
-        rout_tab = table(rout_faces(data))
-        d6_tab = table((np.arange(7, dtype=np.int64), np.zeros(7, np.bool_)))   # face sums: initiative 2D6
-        crit_tab = crit_cumulative(*crit)
-        t_def = data["boarding_defense_to_hit"] if board else 5
-        bdef_tab = table(plain_faces(t_def) if rules["boarding_defense_dice"] == "one_per_success"
-                         else hit_faces(t_def, 0, True, rules["modified_six"]))
-        melee_tab = table(hit_faces(data["to_hit"]["melee_dice"] if board else 4, 0,
-                                    rules["melee_dice"] == "exploding", rules["modified_six"]))
         total_points = int(arrays["models"][:, :, k.F_POINTS].sum(axis=1).max())
         n_bins = max(p.max_turns, total_points, k.MAX_MODELS) + 2
         scale = arrays["points_scale"]
@@ -335,8 +335,8 @@ class Duel(Question):
             notes += BOARDING_NOTES
         a = arrays
         record = DuelRecord(a["models"], a["mv"], a["w_type"], a["w_ad"], a["to_hit"], a["n_models"], a["n_squads"],
-                            a["squads"], settings, geometry, bands, hit=hit_tab, cancel=cancel_tab, rout=rout_tab,
-                            d6=d6_tab, crit=crit_tab, board_defense=bdef_tab, melee=melee_tab)
+                            a["squads"], settings, geometry, bands, dice=dice_tables(rules, data, board),
+                            crit=crit_cumulative(*crit))
         return Prepared(metrics, n_bins, kernel=k.duel_kernel, args=record.kernel_args(), counters=DUEL_COUNTERS,
                         notes=tuple(notes))
 
