@@ -606,8 +606,14 @@ def gun_matrix_metric_names(params, rules, data):
     for g, c, a, _ in cells:
         names += [_mname("p_hit", g["id"], c, a), _mname("p_destroyed", g["id"], c, a), _mname("hits", g["id"], c, a)]
     for (c, a) in combined:
-        names += [_mname("p_destroyed_all", c, a), _mname("hits_all", c, a)]
+        names += [_mname("p_destroyed_all", c, a), _mname("hits_all", c, a),
+                  _mname("p_destroyed_before_fire", c, a)]
     return names
+
+
+def lands_before_fire(gun, clock, alt):
+    """§3.1: a ** cell's shot is resolved after the fighter's attack."""
+    return not gun["cells"][(clock, alt)][1]
 
 
 def exact_gun_matrix(params, rules, data):
@@ -646,6 +652,21 @@ def exact_gun_matrix(params, rules, data):
         pd = sum(p for t, p in tot.items() if prior + t >= D)
         out[_mname("p_destroyed_all", c, a)] = {1: pd, 0: 1 - pd}
         out[_mname("hits_all", c, a)] = tot
+        early = [g for g in gl if lands_before_fire(g, c, a)]
+        p_none = Fraction(1)      # P(the early guns' hits stay below D - prior), by enumeration
+        if prior < D:
+            dists = [hits_dist(g, cell_for(model, g, c, a, state["intercom_ok"], state["gun_ok"])[0])
+                     for g in early]
+            p_none = Fraction(0)
+            for combo in itertools.product(*[list(d.items()) for d in dists]):
+                if prior + sum(h for (_, h), _p in combo) < D:
+                    w = Fraction(1)
+                    for _, q in combo:
+                        w *= q
+                    p_none += w
+        else:
+            p_none = Fraction(0)
+        out[_mname("p_destroyed_before_fire", c, a)] = {1: 1 - p_none, 0: p_none}
     return out
 
 
@@ -907,6 +928,8 @@ def simulate(question: str, params: dict, rules: dict, data: dict, trials: int, 
                 t = sum(res[(g["id"], c, a)] for g in gl)
                 out[_mname("p_destroyed_all", c, a)].append(float(prior + t >= D))
                 out[_mname("hits_all", c, a)].append(float(t))
+                early = sum(res[(g["id"], c, a)] for g in gl if lands_before_fire(g, c, a))
+                out[_mname("p_destroyed_before_fire", c, a)].append(float(prior + early >= D))
         return out
     if question == "attack_wave":
         specs, table, policy, state = _wave_setup(model, params, rules)

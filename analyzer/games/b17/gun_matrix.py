@@ -110,9 +110,14 @@ class GunMatrix(Question):
             guns = "+".join(cells[j][0].id for j in chosen)
             metrics += [Metric(metric_name("p_destroyed_all", clock, alt),
                                f"P(destroyed) all guns at {clock} {alt} [{guns}]", "probability"),
-                        Metric(metric_name("hits_all", clock, alt), f"hits, all guns at {clock} {alt} [{guns}]")]
+                        Metric(metric_name("hits_all", clock, alt), f"hits, all guns at {clock} {alt} [{guns}]"),
+                        Metric(metric_name("p_destroyed_before_fire", clock, alt),
+                               f"P(destroyed before it fires: no ** tail shots) at {clock} {alt} [{guns}]",
+                               "probability")]
 
-        args = (cell_modifier, cell_skill, cell_bonus, k, p.prior_hits, D, position_start, position_cells, off, qf)
+        cell_delayed = np.array([delayed for _, _, _, delayed in cells], dtype=np.bool_)
+        args = (cell_modifier, cell_skill, cell_bonus, k, p.prior_hits, D, position_start, position_cells, off, qf,
+                cell_delayed)
 
         def exact_answer():
             out = {}
@@ -130,13 +135,16 @@ class GunMatrix(Question):
                 out[metric_name("hits", g.id, clock, alt)] = ExactMetric(float(values @ law), values, law)
             for c, chosen in positions:            # independent shots: convolution (spec §2)
                 clock, alt = b17data.cell_name(c)
-                total = np.ones(1)
+                total, before = np.ones(1), np.ones(1)
                 for j in chosen:
                     total = np.convolve(total, laws[j])
+                    if not cells[j][3]:              # ** shots land after the fighter fires
+                        before = np.convolve(before, laws[j])
                 values = np.arange(total.shape[0])
-                pd = float(total[max(0, D - p.prior_hits):].sum())
-                out[metric_name("p_destroyed_all", clock, alt)] = _bernoulli(pd)
+                need = max(0, D - p.prior_hits)
+                out[metric_name("p_destroyed_all", clock, alt)] = _bernoulli(float(total[need:].sum()))
                 out[metric_name("hits_all", clock, alt)] = ExactMetric(float(values @ total), values, total)
+                out[metric_name("p_destroyed_before_fire", clock, alt)] = _bernoulli(float(before[need:].sum()))
             return out
 
         notes = [] if positions else ["no gun can fire at any position (all guns out or grey)"]

@@ -129,20 +129,27 @@ def _se(row, name: str) -> float:
 TIE_SE = 3.0
 
 
-def _best_gun(p_destroyed, se_destroyed, p_hit, se_hit) -> int:
-    """Spec §2: argmax P(destroyed), ties -> larger P(hit) -> table order; -1 if none.
+#: How ties are shown (spec §2), printed on the figures.
+TIE_RULE = ("best = highest P(destroyed), ties broken by P(hit); guns still tied are all best "
+            "(exact runs: equal values; Monte-Carlo runs: within 3 SE)")
+
+
+def best_guns(p_destroyed, se_destroyed, p_hit, se_hit, allowed=None) -> list[int]:
+    """Spec §2: the guns with the highest P(destroyed), then among them the highest P(hit);
+    every gun still tied is returned (table order), none when no gun can fire.
 
     In Monte-Carlo runs two guns whose estimates differ by less than ``TIE_SE`` combined
     standard errors are tied (exact runs have se = 0: exact ties only), so the frame does
-    not follow the noise.
+    not follow the noise. ``allowed[i]`` False leaves gun i out (e.g. ``**`` shots).
     """
-    cand = [i for i in range(p_destroyed.shape[0]) if math.isfinite(p_destroyed[i])]
-    if not cand:
-        return -1
+    cand = [i for i in range(p_destroyed.shape[0])
+            if math.isfinite(p_destroyed[i]) and (allowed is None or allowed[i])]
     for value, se in ((p_destroyed, se_destroyed), (p_hit, se_hit)):
+        if not cand:
+            return []
         top = max(cand, key=lambda i: value[i])
         cand = [i for i in cand if value[top] - value[i] <= TIE_SE * math.hypot(se[top], se[i])]
-    return min(cand)
+    return cand
 
 
 def gun_matrix_figures(meta: dict, points) -> list:
@@ -166,13 +173,21 @@ def gun_matrix_figures(meta: dict, points) -> list:
                     hit_name = name.replace("p_destroyed__", "p_hit__", 1)
                     p_hit[i, c], p_hit_se[i, c] = _mean(row, hit_name), _se(row, hit_name)
         combined = np.full(24, np.nan)
+        before = np.full(24, np.nan)
         for c in range(24):
-            combined[c] = _mean(row, f"p_destroyed_all__{CLOCK_IDS[c // 3]}__{ALTITUDES[c % 3]}")
-        best = np.array([_best_gun(single[:, c], single_se[:, c], p_hit[:, c], p_hit_se[:, c]) for c in range(24)])
+            where = f"{CLOCK_IDS[c // 3]}__{ALTITUDES[c % 3]}"
+            combined[c] = _mean(row, f"p_destroyed_all__{where}")
+            before[c] = _mean(row, f"p_destroyed_before_fire__{where}")
+        # heatmap: any shot; polar ("safest"): only shots that land before the fighter fires
+        best = [best_guns(single[:, c], single_se[:, c], p_hit[:, c], p_hit_se[:, c]) for c in range(24)]
+        not_delayed = [[not cells.get((g["id"], c), {"star": True})["star"] for g in guns] for c in range(24)]
+        best_before = [best_guns(single[:, c], single_se[:, c], p_hit[:, c], p_hit_se[:, c], not_delayed[c])
+                       for c in range(24)]
         title = _point_title(swept)
         stem = "_".join(str(v).replace(" ", "") for v in swept.values()) or "point"
         figs.append((f"kill_odds_heatmap_{stem}", _heatmap(meta, guns, cells, single, combined, best, title)))
-        figs.append((f"kill_odds_polar_{stem}", _polar(meta, guns, colours, single, combined, best, title)))
+        figs.append((f"kill_odds_polar_{stem}", _polar(meta, guns, colours, single, combined, before, best_before,
+                                                      title)))
     return figs
 
 
@@ -209,11 +224,11 @@ def _heatmap(meta, guns, cells, single, combined, best, title):
                 ax.text(c + 0.40, i - 0.40, "**", ha="right", va="top", fontsize=8, fontweight="bold", zorder=4,
                         color=_text_colour(cmap(single[i, c])) if math.isfinite(single[i, c]) else INK)
     for c in range(24):
-        if best[c] >= 0:
-            ax.add_patch(Rectangle((c - 0.46, best[c] - 0.46), 0.92, 0.92, fill=False, edgecolor="#00a6d6",
+        for i in best[c]:   # every tied best gun is framed
+            ax.add_patch(Rectangle((c - 0.46, i - 0.46), 0.92, 0.92, fill=False, edgecolor="#00a6d6",
                                    linewidth=2.0, zorder=5))
     ax.set_yticks(range(n), [f"{g['id']}  ·  {g['crew']}  ·  {g['damage']}" for g in guns], fontsize=9)
-    ax_all.set_yticks([0], ["all guns together"], fontsize=9, fontweight="bold")
+    ax_all.set_yticks([0], ["all guns together\n(** tail shots included)"], fontsize=9, fontweight="bold")
     ax.xaxis.tick_top()
     ax.set_xticks([3 * k + 1 for k in range(8)], CLOCKS, fontsize=11, fontweight="bold")
     ax_all.set_xticks(range(24), [ALT_SHORT[ALTITUDES[c % 3]] for c in range(24)], fontsize=7.5, rotation=0,
@@ -240,7 +255,8 @@ def _heatmap(meta, guns, cells, single, combined, best, title):
     cb.ax.tick_params(labelsize=8)
     fig.text(0.25, 0.69 / height, "P(fighter destroyed)", fontsize=8.5, ha="right", va="center", color=INK)
     fig.text(0.50, 0.69 / height, "hatched = gun cannot fire there   ·   ** = tail shot after the fighter's attack "
-             "(needs intercom)   ·   blue frame = best single gun", fontsize=8, color=MUTED, va="center")
+             "(needs intercom)   ·   blue frames = best single gun(s)", fontsize=8, color=MUTED, va="center")
+    fig.text(0.50, 0.35 / height, TIE_RULE, fontsize=7.5, color=MUTED, va="center")
     fig.suptitle(f"Kill odds per gun position — {title}", fontsize=15, fontweight="bold", x=0.14, ha="left",
                  y=1 - 0.22 / height)
     fig.text(0.14, 1 - 0.5 / height,
@@ -262,7 +278,10 @@ def _ring(alt_index: int) -> float:
     return R_BOMBER + (2 - alt_index) * RING
 
 
-def _polar(meta, guns, colours, single, combined, best, title):
+def _polar(meta, guns, colours, single, combined, before, best, title):
+    """Left: the best gun(s) whose shot lands before the fighter fires; right: all eligible
+    guns together, headline = P(destroyed before it fires), ``**`` kills (after it fired)
+    added underneath."""
     fig = plt.figure(figsize=(15, 9.2))
     axes = [fig.add_axes([0.03, 0.14, 0.44, 0.68], projection="polar"),
             fig.add_axes([0.53, 0.14, 0.44, 0.68], projection="polar")]
@@ -282,15 +301,16 @@ def _polar(meta, guns, colours, single, combined, best, title):
             theta = ci * width
             bottom = _ring(ai)
             if k == 0:
-                has = best[c] >= 0
-                face = colours[guns[best[c]]["id"]] if has else GREY
-                value = single[best[c], c] if has else float("nan")
-                label = f"{guns[best[c]]['id']}\n{_pct(value)}%" if has else ""
+                has = bool(best[c])
+                face = colours[guns[best[c][0]]["id"]] if has else GREY
+                value = single[best[c][0], c] if has else float("nan")
+                label = f"{'='.join(guns[i]['id'] for i in best[c])}\n{_pct(value)}%" if has else ""
             else:
-                value = combined[c]
+                value = before[c]
                 has = math.isfinite(value)
                 face = cmap(value) if has else GREY
-                label = f"{_pct(value)}%" if has else ""
+                late = combined[c] - value if has and math.isfinite(combined[c]) else 0.0
+                label = (f"{_pct(value)}%" + (f"\n+{_pct(late)} **" if late >= 0.0005 else "")) if has else ""
             ax.bar(theta, RING, width=width, bottom=bottom, color=face, edgecolor="white", linewidth=1.6,
                    hatch=None if has else "////", align="center")
             if label:
@@ -300,11 +320,11 @@ def _polar(meta, guns, colours, single, combined, best, title):
                 ax.text(theta, bottom + RING / 2, label, ha="center", va="center", fontsize=size,
                         color=_text_colour(face), fontweight="bold" if k == 1 else "normal")
         _bomber(fig, ax)
-    axes[0].set_title("Best single gun per position\n(colour = gun, number = its P(destroyed))",
-                      fontsize=12, pad=34)
-    axes[1].set_title("All eligible guns fire at one fighter\n(P(destroyed), one gun per crew position)",
-                      fontsize=12, pad=34)
-    shown = [g for i, g in enumerate(guns) if (best == i).any()]
+    axes[0].set_title("Best single gun per position, shots before the fighter fires\n(colour = gun, "
+                      "number = its P(destroyed); a = b: tied)", fontsize=12, pad=34)
+    axes[1].set_title("All eligible guns fire at one fighter: P(destroyed before it fires)\n"
+                      "(+N ** = extra kills by tail shots after its attack)", fontsize=12, pad=34)
+    shown = [g for i, g in enumerate(guns) if any(i in b for b in best)]
     handles = [Rectangle((0, 0), 1, 1, facecolor=colours[g["id"]]) for g in shown]
     fig.legend(handles, [f"{g['id']} ({g['crew']})" for g in shown], loc="lower left", ncol=min(4, len(shown)),
                fontsize=8.5, frameon=False, bbox_to_anchor=(0.02, 0.04))
@@ -317,6 +337,7 @@ def _polar(meta, guns, colours, single, combined, best, title):
     fig.suptitle(f"Where is the bomber safest? — {title}", fontsize=16, fontweight="bold", y=0.985)
     fig.text(0.5, 0.94, "Bomber seen from above, nose at 12:00. Rings: outer = high, middle = level, "
              "inner = low. Hatched = no gun can fire there.", ha="center", fontsize=10, color=MUTED)
+    fig.text(0.5, 0.915, TIE_RULE[0].upper() + TIE_RULE[1:] + ".", ha="center", fontsize=8.5, color=MUTED)
     footer(fig, meta)
     return fig
 
