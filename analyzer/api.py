@@ -100,6 +100,7 @@ def write_run(scenario: Scenario, results: list[PointResult], out_root: Path, *,
             "metrics": [{"name": m.name, "label": m.label, "kind": m.kind, "distribution": m.distribution}
                         for m in metrics],
             "placeholders": summary["placeholders"], "example_values": summary["example_values"],
+            "params": summary["points"][0]["params"],   # point 0's parameters (swept ones vary)
             "plots": scenario.spec.plots,
         }, tmp / "plotmeta.json")
         plots.render(tmp, formats, scenario.question)

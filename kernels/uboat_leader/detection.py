@@ -34,7 +34,7 @@ def evades(roll, evasion):
 
 @unmanaged_jit
 def escort_detection_trial(state, values, counters, ws, args):
-    """Metrics per trial: p_detected, p_evaded, stress_added (spec §3.1).
+    """Metrics per trial: p_detected, p_evaded, stress_added, in_range (spec §3.1).
 
     A trial draws a Tactics chit uniformly from ``chits`` (one entry per counter), rolls the
     Detection d10 when the U-boat is in range and, if it is detected and ``silent_running``
@@ -45,6 +45,7 @@ def escort_detection_trial(state, values, counters, ws, args):
     n_chits = chits.shape[0]
     chit = chits[0] if n_chits == 1 else chits[roll_die(state, n_chits) - 1]
     values[:] = 0
+    values[3] = 1 if in_range else 0
     if in_range:
         mod = detection_modifier(alerted, roll_bonus, damage_penalty, chit)
         if detects(roll_die(state, 10), mod, detection_value):
@@ -58,6 +59,6 @@ def escort_detection_trial(state, values, counters, ws, args):
 
 @parallel_jit
 def escort_detection_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, args):
-    """Per-chunk (hist, moments, counters) of the three detection metrics (:mod:`kernels.driver`)."""
+    """Per-chunk (hist, moments, counters) of the four detection metrics (:mod:`kernels.driver`)."""
     return run_trials(escort_detection_trial, no_workspace, args, seed, key, chunk_lo, chunk_hi, chunk_size,
-                      n_trials, 3, n_bins, 0)
+                      n_trials, 4, n_bins, 0)

@@ -25,7 +25,7 @@ QUESTIONS = ("escort_detection", "wolfpack", "engagement")
 DEFAULT_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "scenarios", "uboat_leader")
 
 METRICS = {
-    "escort_detection": ("p_detected", "p_evaded", "stress_added"),
+    "escort_detection": ("p_detected", "p_evaded", "stress_added", "in_range"),
     "wolfpack": ("pack_size", "alerted", "stress_added", "so_spent"),
     "engagement": ("vp", "xp", "ships_sunk", "torpedoes_used", "p_uboat_lost", "uboats_lost",
                    "stress_added", "rounds", "p_round_cap"),
@@ -278,7 +278,7 @@ def _ed_trial(rng, det, u, alerted, dmg, pool, base):
             ev = 1
         else:
             st = 2  # §7.3 source
-    return p_det, ev, st
+    return p_det, ev, st, int(detection_in_range(state, u["range"], alerted, base))
 
 
 def exact_escort_detection(params, rules=None, data=None) -> dict:
@@ -301,7 +301,8 @@ def exact_escort_detection(params, rules=None, data=None) -> dict:
                 sr = p_det and u["silent_running"] and state == "submerged"
                 ev = int(bool(sr) and evades(r2, u["evasion"]))
                 st = fail_stress if (sr and not ev) else 0
-                for m, v in (("p_detected", p_det), ("p_evaded", ev), ("stress_added", st)):
+                for m, v in (("p_detected", p_det), ("p_evaded", ev), ("stress_added", st),
+                             ("in_range", int(in_rng))):
                     out[m][v] = out[m].get(v, Fraction(0)) + w
     return out
 

@@ -145,7 +145,10 @@ class EscortDetection(Question):
 
         metrics = [Metric("p_detected", "P(detected)", "probability"),
                    Metric("p_evaded", "P(evaded by Silent Running)", "probability"),
-                   Metric("stress_added", "Stress added (failed Silent Running)")]
+                   Metric("stress_added", "Stress added (failed Silent Running)"),
+                   Metric("in_range", "1 when the U-boat is within the escort's Detection range "
+                                      "(range <= base range + Alerted): 0 means it cannot be rolled for",
+                          "probability")]
         notes = [] if in_range else [f"out of Detection range: {p.uboat.range} > {base} + {p.alerted} Alerted"]
         return Prepared(metrics, n_bins, kernel=k.escort_detection_kernel, args=args, exact=exact_answer,
                         placeholders=tuple(placeholders + gd.used), notes=tuple(notes))
@@ -173,4 +176,5 @@ def exact_escort_detection(value, in_range, alerted, bonus, penalty, chits, sile
     else:
         stress = ExactMetric(float(stressed * fail_stress), np.array([0, fail_stress]),
                              np.array([float(1 - stressed), float(stressed)]))
-    return {"p_detected": binary(p_det), "p_evaded": binary(evaded), "stress_added": stress}
+    return {"p_detected": binary(p_det), "p_evaded": binary(evaded), "stress_added": stress,
+            "in_range": binary(Fraction(int(bool(in_range))))}

@@ -41,7 +41,9 @@ def _yerr(pts, metric):
 
 def escort_detection_figures(meta, points) -> list:
     """P(detected) by Alerted counters (across) and the other swept parameters (down); when
-    Silent Running is in play, beside it the chance the boat is still Detected afterwards."""
+    Silent Running is in play, beside it the chance the boat is still Detected afterwards.
+    A cell where the boat is beyond the escort's Detection range (metric ``in_range`` = 0)
+    is hatched and says so: 0 there means "not rolled for", not "never detected"."""
     swept = _swept(meta, points)
     if "alerted" not in swept:
         return []
@@ -67,6 +69,9 @@ def escort_detection_figures(meta, points) -> list:
                 if not len(row):
                     continue
                 r = row.iloc[0]
+                if "in_range_mean" in r and r["in_range_mean"] == 0:
+                    text[i][j] = "out of\nrange"      # grid stays NaN: hatched below
+                    continue
                 if panel == "p_detected":
                     value = r["p_detected_mean"]
                     exact_zero = value == 0 and r["p_detected_se"] == 0
@@ -79,7 +84,12 @@ def escort_detection_figures(meta, points) -> list:
         im = ax.imshow(grid, cmap="RdYlGn_r", vmin=0, vmax=1, aspect="auto")  # red = bad for the U-boat
         for i in range(len(combos)):
             for j in range(len(alerted)):
-                v = grid[i, j] if np.isfinite(grid[i, j]) else 0.5
+                if not np.isfinite(grid[i, j]):
+                    ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="#dddddd", edgecolor="white",
+                                               hatch="////", linewidth=0))
+                    ax.text(j, i, text[i][j], ha="center", va="center", fontsize=7, color="#555555")
+                    continue
+                v = grid[i, j]
                 ax.text(j, i, text[i][j], ha="center", va="center", fontsize=8,
                         color="black" if 0.2 < v < 0.8 else "white")
         ax.set_xticks(range(len(alerted)), [str(a) for a in alerted])
@@ -90,8 +100,12 @@ def escort_detection_figures(meta, points) -> list:
         ax.grid(False)
         ax.set_title(titles[panel], fontsize=10)
         fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02)
-    fig.suptitle(f"{meta['scenario']}: escort detection by Alerted counters, U-boat state and escort damage",
-                 fontsize=10)
+    if "uboat.range" in swept:
+        where = "range = U-boat's distance in Areas (rows)"
+    else:
+        where = f"U-boat {((meta.get('params') or {}).get('uboat') or {}).get('range', '?')} Areas from the escort"
+    fig.suptitle(f"{meta['scenario']}: escort detection by Alerted counters, U-boat state and escort damage; "
+                 f"{where}; hatched = beyond Detection range", fontsize=10)
     footer(fig, meta)
     fig.tight_layout(rect=(0, 0.04, 1, 0.96))
     return [("escort_detection_heatmap", fig)]
