@@ -97,8 +97,8 @@ def write_run(scenario: Scenario, results: list[PointResult], out_root: Path, *,
             "scenario": scenario.name, "game": scenario.spec.game, "question": scenario.spec.question,
             "seed": scenario.spec.seed, "mode": mode, "swept": list(scenario.spec.sweep),
             "primary_metric": scenario.question.primary_metric,
-            "metrics": [{"name": m.name, "label": m.label, "kind": m.kind, "distribution": m.distribution}
-                        for m in metrics],
+            "metrics": [{"name": m.name, "label": m.label, "kind": m.kind, "distribution": m.distribution,
+                         "unaffected_by": list(m.unaffected_by)} for m in metrics],
             "placeholders": summary["placeholders"], "example_values": summary["example_values"],
             "params": summary["points"][0]["params"],   # point 0's parameters (swept ones vary)
             "plots": scenario.spec.plots,

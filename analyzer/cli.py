@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from typing import List, Optional
@@ -58,6 +59,11 @@ def _progress_factory(enabled: bool):
     return progress, factory
 
 
+def natural_key(text: str) -> list:
+    """Sort key reading digit runs as numbers ("6 dice" before "10 dice")."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
+
+
 def _fmt(s: dict) -> str:
     if s["se"] == 0:
         return f"{s['mean']:.6g}"
@@ -101,7 +107,7 @@ def _print_summary(summary: dict, run_dir: Optional[Path]) -> None:
         caption += f" · {len(summary['placeholders'])} PLACEHOLDER value(s) used (not in the rule source)"
     table.caption = caption
     err.print(table)
-    notes = sorted({n for pt in points for n in pt.get("notes", [])})
+    notes = sorted({n for pt in points for n in pt.get("notes", [])}, key=natural_key)
     for note in notes:
         err.print(f"  note: {note}", highlight=False, markup=False)
     _print_provenance(summary["placeholders"], summary.get("example_values", []))

@@ -35,10 +35,24 @@ def _title(meta: dict, what: str) -> str:
     return f"{meta['scenario']} — {what}"
 
 
-def footer(fig, meta: dict) -> None:
-    """The provenance line under a figure; red when the run used placeholder values."""
-    n_ph = len(meta.get("placeholders", []))
-    examples = meta.get("example_values", [])
+def relevant(values: list[dict], meta: dict, metrics: list[str] | None) -> list[dict]:
+    """The placeholders (or example values) that can change at least one of ``metrics``
+    (all of them when ``metrics`` is None), by each metric's ``unaffected_by``."""
+    if metrics is None:
+        return list(values)
+    info = {m["name"]: m for m in meta["metrics"]}
+
+    def affects(ph: dict, name: str) -> bool:
+        return not any(ph["path"] == p or ph["path"].startswith((p + ".", p + "["))
+                       for p in info.get(name, {}).get("unaffected_by", []))
+    return [ph for ph in values if any(affects(ph, name) for name in metrics)]
+
+
+def footer(fig, meta: dict, metrics: list[str] | None = None) -> None:
+    """The provenance line under a figure (below the axes, so it never covers a label); red
+    when the plotted ``metrics`` (all, when None) depend on placeholder values."""
+    n_ph = len(relevant(meta.get("placeholders", []), meta, metrics))
+    examples = relevant(meta.get("example_values", []), meta, metrics)
     bounds = sum(1 for e in examples if e.get("establishes") != "exact")
     text = f"{meta['game']} / {meta['question']} · seed {meta['seed']} · {meta['mode']}"
     if n_ph:
@@ -46,8 +60,15 @@ def footer(fig, meta: dict) -> None:
     if examples:
         text += f" · {len(examples)} value(s) derived from source examples" + \
             (f", {bounds} only bounded by them" if bounds else "")
-    fig.text(0.01, 0.005, text, fontsize=7, color="firebrick" if n_ph or bounds else "gray", ha="left",
-             va="bottom")
+    colour = "firebrick" if n_ph or bounds else "gray"
+    labelled = [a for a in fig.axes if a.get_visible() and a.xaxis.label.get_text()]
+    if labelled:   # just under the lowest x-axis label, wherever layout puts it when drawn
+        anchor = min(labelled, key=lambda a: a.get_position().y0)
+        anchor.annotate(text, xy=(0.01, 0), xycoords=("figure fraction", anchor.xaxis.label), xytext=(0, -4),
+                        textcoords="offset points", fontsize=7, color=colour, ha="left", va="top",
+                        annotation_clip=False)
+    else:
+        fig.text(0.01, 0.005, text, fontsize=7, color=colour, ha="left", va="bottom")
 
 
 def _metric_info(meta: dict) -> dict[str, dict]:
@@ -77,7 +98,7 @@ def _bars(meta, points, dists, metric: str):
     ax.set_title(_title(meta, f"distribution of {metric}"))
     if d.point.nunique() > 1:
         ax.legend(fontsize=7)
-    footer(fig, meta)
+    footer(fig, meta, [metric])
     return fig
 
 
@@ -115,7 +136,7 @@ def _line(meta, points, metric: str, x: str, group: str | None = None):
     ax.set_title(_title(meta, f"{metric} vs {x}"))
     if group is not None:
         ax.legend(fontsize=8)
-    footer(fig, meta)
+    footer(fig, meta, [metric])
     return fig
 
 
@@ -146,7 +167,7 @@ def _heatmap(meta, points, metric: str, x: str, y: str, fixed: dict | None = Non
     fig.colorbar(im, ax=ax, label=info["label"])
     extra = "" if not fixed else " (" + ", ".join(f"{k}={v}" for k, v in fixed.items()) + ")"
     ax.set_title(_title(meta, f"{metric}{extra}"), fontsize=9)
-    footer(fig, meta)
+    footer(fig, meta, [metric])
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     return fig
 
@@ -166,7 +187,7 @@ def _probability_bars(meta, points):
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("probability (95% CI)")
     ax.set_title(_title(meta, "probabilities"))
-    footer(fig, meta)
+    footer(fig, meta, probs)
     return fig
 
 
@@ -216,7 +237,7 @@ def _category_bars(meta, points, metric, x):
     ax.set_xlabel(x)
     ax.set_ylabel(info["label"] + " (95% CI)")
     ax.set_title(_title(meta, f"{metric} by {x}"))
-    footer(fig, meta)
+    footer(fig, meta, [metric])
     return fig
 
 

@@ -32,6 +32,9 @@ class Metric:
     kind: str = "count"  # "probability" (0/1 per trial) | "count" | "value"
     scale: int = 1
     distribution: bool = True  # whether outputs keep its full distribution
+    #: placeholder paths (or path prefixes) that cannot change this metric: a figure of it
+    #: does not list them (e.g. the HP a critical deals does not change P(hits >= DR))
+    unaffected_by: tuple[str, ...] = ()
 
     @property
     def is_probability(self) -> bool:

@@ -385,7 +385,7 @@ def melee(rng, x, i, y, j, committed, duel, battle, counters):
     return rng, captured, derelict, a_left
 
 
-@hot_jit
+@unmanaged_jit
 def boarding(rng, state, x, s, duel, battle, counters):
     """Spec §7 activation step 4b, "Boarding step" (rules §4 step 6, §12): each alive model
     of squadron ``s`` that can board and has AP boards one enemy (target policy on the
@@ -475,35 +475,6 @@ def bravery_test(rng, x, s, duel, battle, counters):
 
 
 @hot_jit
-def activate(rng, state, x, s, turn, dist, duel, battle, counters):
-    """Spec §7 "Activation of squadron s of side x": move, declare and resolve the fire,
-    boardings, the enemy's rout tests, the squadron's own bravery test. Returns
-    ``(rng, dist, winner)``: winner ``x`` when side ``y`` has no model left (the duel ends
-    at once, no tests), else -1."""
-    y = 1 - x
-    battle.activated[x, s] = 1
-    had_break = battle.brk[x, s] != 0
-    dist, band = move(x, s, turn, dist, duel, battle)
-    for s_y in range(duel.n_squads[y]):
-        battle.lost_now[s_y] = 0
-    comm_now = False
-    if band <= duel.settings[S_RANGE_BANDS]:
-        rng, n_declared = declare(rng, state, x, s, band, duel, battle)
-        rng, comm_now = resolve_fire(rng, state, x, band, n_declared, duel, battle, counters)
-    if not side_alive(y, duel, battle):
-        return rng, dist, x
-    if duel.settings[S_BOARDING] and not had_break and in_boarding_reach(dist, band, duel):   # Break: no boarding
-        rng, comm_boarded = boarding(rng, state, x, s, duel, battle, counters)
-        comm_now = comm_now or comm_boarded
-        if not side_alive(y, duel, battle):
-            return rng, dist, x
-    rng = rout_tests(rng, y, comm_now, duel, battle, counters)
-    if had_break:
-        rng = bravery_test(rng, x, s, duel, battle, counters)
-    return rng, dist, -1
-
-
-@hot_jit
 def record_duel(values, winner, turn, duel, battle):
     """Spec §7 "Metrics": the values of :data:`DUEL_METRICS` + :data:`BOARDING_METRICS` (a
     captured or derelict model counts as lost)."""
@@ -529,9 +500,9 @@ def record_duel(values, winner, turn, duel, battle):
 
 @unmanaged_jit
 def duel_trial(state, values, counters, ws, duel):
-    """One duel (spec §7 turn loop): turns of initiative and activations until a side has no
-    model left, or ``max_turns`` (a draw); then its metrics. ``ws`` holds the chunk's
-    :data:`DUEL_STATE`; ``duel`` is the :class:`DuelArgs`."""
+    """One duel (spec §7 "Turn loop"): each turn initiative, then activations until every
+    squadron with a model alive has activated; the duel ends when a side has no model left,
+    or after ``max_turns`` (a draw). ``ws`` holds the chunk's :data:`DUEL_STATE`."""
     battle = ws[0]
     start_duel(duel, battle)
     rng = load_stream(state)
@@ -539,18 +510,36 @@ def duel_trial(state, values, counters, ws, duel):
     winner = -1
     turn = 0
     for turn in range(1, duel.settings[S_MAX_TURNS] + 1):
-        rng, cur = initiative(rng, duel.settings, duel.dice_value, duel.dice_explodes, duel.dice_n, counters)
-        for x in range(2):
-            for s in range(duel.n_squads[x]):
-                battle.activated[x, s] = 0
+        rng, x = initiative(rng, duel.settings, duel.dice_value, duel.dice_explodes, duel.dice_n, counters)
+        for side in range(2):
+            for s in range(duel.n_squads[side]):
+                battle.activated[side, s] = 0
         while True:
-            cur, s = next_activation(cur, duel, battle)
+            x, s = next_activation(x, duel, battle)
             if s < 0:
                 break
-            rng, dist, winner = activate(rng, state, cur, s, turn, dist, duel, battle, counters)
-            if winner >= 0:
+            # spec §7 "Activation of squadron s of side x (enemy y)"
+            y = 1 - x
+            battle.activated[x, s] = 1
+            had_break = battle.brk[x, s] != 0                                           # step 1
+            dist, band = move(x, s, turn, dist, duel, battle)                           # step 2
+            for s_y in range(duel.n_squads[y]):
+                battle.lost_now[s_y] = 0
+            comm_now = False
+            if band <= duel.settings[S_RANGE_BANDS]:
+                rng, n_declared = declare(rng, state, x, s, band, duel, battle)        # step 3
+                rng, comm_now = resolve_fire(rng, state, x, band, n_declared, duel, battle, counters)   # 4
+            if (duel.settings[S_BOARDING] and not had_break and in_boarding_reach(dist, band, duel)
+                    and side_alive(y, duel, battle)):                                   # step 4b
+                rng, comm_boarded = boarding(rng, state, x, s, duel, battle, counters)
+                comm_now = comm_now or comm_boarded
+            if not side_alive(y, duel, battle):          # the duel ends at once, no tests
+                winner = x
                 break
-            cur = 1 - cur
+            rng = rout_tests(rng, y, comm_now, duel, battle, counters)                 # step 5
+            if had_break:
+                rng = bravery_test(rng, x, s, duel, battle, counters)                  # step 6
+            x = y
         if winner >= 0:
             break
     store_stream(state, rng)

@@ -14,7 +14,6 @@ resolve_attack(...)                                    (one attack with scripted
 from __future__ import annotations
 
 import itertools
-import math
 import random
 from fractions import Fraction
 from pathlib import Path

@@ -285,7 +285,8 @@ def degrade_aux(v, hp_lost):
 # ... sono considerati in superficie tranne quando sono immersi"), sommerso/immerso = submerged.
 
 EVERY_STATE = STATES
-GUNNERY_ETC = ("primary", "secondary", "rocket", "torpedo", "bomb")  # "batterie (anche tesla), razzi, siluri e bombe"
+# "batterie (anche tesla), razzi, siluri e bombe" (source line 521)
+GUNNERY_ETC = ("primary", "secondary", "rocket", "torpedo", "bomb")
 
 # The hit table "Colpire e danneggiare un bersaglio ... In generale:" (source lines 416-420):
 # (firing model's states, target states, "hits on N or more", the source line).

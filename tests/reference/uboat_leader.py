@@ -12,7 +12,6 @@ the spec and selected by rule options; their numbers come from ``data/combat.yam
 """
 from __future__ import annotations
 
-import copy
 import glob
 import os
 import random

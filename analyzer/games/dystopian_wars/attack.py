@@ -131,11 +131,15 @@ def resolve_attack(p: AttackParams, gd: GameData, rules: dict) -> dict:
             "defense": p.defense_dice, "target": tgt, "crit": crit}
 
 
+#: the HP a critical deals (a placeholder: the critical table is not in the source) changes only
+#: the HP metrics; hits and whether DR / CR are reached do not depend on it
+CRITICAL_DAMAGE = ("params.critical_hp", "dystopian_wars.critical_default", "dystopian_wars.critical_table")
+
 ATTACK_METRICS = [
-    Metric("hits", "hits (after AA/CC cancellation)"),
-    Metric("p_damage", "P(hits >= DR)", "probability"),
-    Metric("p_critical", "P(hits >= CR)", "probability"),
-    Metric("criticals", "critical results floor(hits / CR)"),
+    Metric("hits", "hits (after AA/CC cancellation)", unaffected_by=CRITICAL_DAMAGE),
+    Metric("p_damage", "P(hits >= DR)", "probability", unaffected_by=CRITICAL_DAMAGE),
+    Metric("p_critical", "P(hits >= CR)", "probability", unaffected_by=CRITICAL_DAMAGE),
+    Metric("criticals", "critical results floor(hits / CR)", unaffected_by=CRITICAL_DAMAGE),
     Metric("hp_damage", "HP damage (uncapped)"),
     Metric("p_destroyed", "P(HP damage >= remaining HP)", "probability"),
 ]

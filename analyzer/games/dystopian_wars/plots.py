@@ -40,8 +40,8 @@ def _title(fig, meta: dict, what: str) -> None:
     fig.suptitle(f"{meta['scenario']}: {what}", fontsize=10)
 
 
-def _finish(fig, meta: dict):
-    footer(fig, meta)
+def _finish(fig, meta: dict, metrics: list[str] | None = None):
+    footer(fig, meta, metrics)
     fig.tight_layout(rect=(0, 0.03, 1, 0.95))
     return fig
 
@@ -95,7 +95,7 @@ def attack_figures(meta: dict, points: pd.DataFrame, dists: pd.DataFrame) -> lis
             ax.set_title(what, fontsize=9)
         ci = f"; 95% CI half-width ≤ {worst:.3f}" if _mc(meta) else " (exact)"
         _title(fig, meta, f"chance to damage and to crit by attack dice{ci}; lines at 50% and 90%")
-        figs.append(("dw_attack_heatmaps", _finish(fig, meta)))
+        figs.append(("dw_attack_heatmaps", _finish(fig, meta, [m for m, _ in panels])))
     if "defense_dice" in swept:
         group = [s for s in swept if s != "defense_dice"]
         fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
@@ -118,7 +118,7 @@ def attack_figures(meta: dict, points: pd.DataFrame, dists: pd.DataFrame) -> lis
                 ax.legend(fontsize=8)
         _title(fig, meta, "how much AA (vs rockets) or CC (vs torpedoes) protects" +
                (" (95% CI bands)" if _mc(meta) else " (exact)"))
-        figs.append(("dw_defense_dice_lines", _finish(fig, meta)))
+        figs.append(("dw_defense_dice_lines", _finish(fig, meta, ["hits", "p_damage"])))
     return figs
 
 
