@@ -1,0 +1,76 @@
+"""No unlabelled value the source does not give (rule fidelity 11): every plain number in the
+shipped U-Boat Leader data is one the source states (listed here with the digest line that
+quotes it); in scenario files plain numbers are only the user's own settings. Anything else
+must be written {ph: ..} or {ex: ..} so that runs report it."""
+import re
+from pathlib import Path
+
+import pytest
+
+from analyzer.gamedata import is_wrapper, read_yaml
+
+ROOT = Path(__file__).resolve().parents[2] / "scenarios" / "uboat_leader"
+
+#: (file, path) -> (value, where the source gives it: digest section and quote)
+SOURCE_VALUES = {
+    ("data/combat.yaml", "combat.detection_range.surfaced"): (2, "§7.5 'each surfaced U-boat at range 0–2'"),
+    ("data/combat.yaml", "combat.detection_range.submerged"): (1, "§7.5 'each submerged one at 0–1'"),
+    ("data/combat.yaml", "combat.alerted_roll_bonus"): (1, "§7.5 modifiers '+1 per Alerted'"),
+    ("data/combat.yaml", "combat.damage_penalty.light"): (1, "§1.5 '-1 sus tiradas de Detección'"),
+    ("data/combat.yaml", "combat.damage_penalty.heavy"): (2, "§1.5 Heavy Damage: Detection −2"),
+    ("data/combat.yaml", "combat.heavy_damage_attack_bonus"): (1, "§1.5 '+1 en todos los futuros ataques'"),
+    ("data/combat.yaml", "combat.silent_running_fail_stress"): (2, "§7.3 '> EV gives +2 Stress'"),
+    ("data/combat.yaml", "combat.bearing_table_max"): (3, "§7.4 'a difference of 1, 2, 3 gives 1, 2, 3 Areas'"),
+    ("data/convoys.yaml", "convoys[0].card"): (37, "§7.2 example 'carta de Convoy nº 37'"),
+    ("data/merchants.yaml", "merchants[0].card"): (78, "§7.2 example 'Tiberton (card 78)'"),
+    ("data/merchants.yaml", "merchants[1].card"): (56, "§7.2 example 'Telena (card 56)'"),
+    ("data/tactical_display.yaml", "tactical_display.reveal_range"): (2, "§7.2 'en un alcance de 0, 1 o 2 Áreas'"),
+    ("data/wolfpack.yaml", "wolfpack.attacked_modifier"): (-2, "§6.5 '-2 si el U-Boat tiene una ficha Atacado'"),
+    ("data/wolfpack.yaml", "wolfpack.stress_per_result"): (1, "§6.5 'añade 1 Punto de Estrés al U-Boat activo'"),
+    ("data/wolfpack.yaml", "wolfpack.alerted_per_result"): (1, "§6.5 'and an Alerted counter is placed'"),
+    **{("data/uboats.yaml", f"uboat_classes.{c}.ammunition"): (6, "§2.5 'una ficha de Munición 6'")
+       for c in ("VIIA", "VIIB", "VIIC", "IX")},
+    **{("data/uboats.yaml", f"uboat_classes.{c}.ammunition"): (0, "§2.5 'Types II and XXI have no deck gun and "
+                                                                  "no ammunition'") for c in ("IIB", "IIC")},
+    **{(f"campaigns/{c}.yaml", "campaign.advanced_torpedo_cost"): (0.5, "§3 'Cada Torpedo avanzado cuesta ½ punto "
+                                                                        "de SO'")
+       for c in ("comienza_la_batalla", "la_presa", "los_tiempos_felices", "operacion_drumbeat")},
+}
+
+#: plain numbers a scenario file may hold: run settings and the user's choices, not rule values
+USER_SETTINGS = re.compile(r"^(seed|trials|max_trials|sweep\..*|params\.(convoy|alerted|max_rounds|tactics|"
+                           r"candidates|attacked|uboats\[\d+\]\.stress|uboat\.range|policy\..*))$")
+
+
+def plain_numbers(x, path=""):
+    if is_wrapper(x):
+        return
+    if isinstance(x, dict):
+        for k, v in x.items():
+            yield from plain_numbers(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(x, list):
+        for i, v in enumerate(x):
+            yield from plain_numbers(v, f"{path}[{i}]")
+    elif isinstance(x, (int, float)) and not isinstance(x, bool):
+        yield path, x
+
+
+FILES = sorted(p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*.yaml"))
+
+
+@pytest.mark.parametrize("rel", FILES)
+def test_every_plain_number_is_given_by_the_source_or_is_a_setting(rel):
+    data_file = rel.startswith(("data/", "campaigns/"))
+    for path, value in plain_numbers(read_yaml(ROOT / rel)):
+        if data_file:
+            assert (rel, path) in SOURCE_VALUES, (f"{rel}: {path} = {value} is plain but not in the source list: "
+                                                  f"label it {{ph: {value}, note: ...}} or cite the source here")
+            assert SOURCE_VALUES[(rel, path)][0] == value, (rel, path, value)
+        else:
+            assert USER_SETTINGS.match(path), (f"{rel}: {path} = {value} looks like a rule value: label it "
+                                               f"{{ph: ..}} or {{ex: ..}}")
+
+
+def test_every_listed_source_value_is_still_there():
+    for (rel, path), (value, _) in SOURCE_VALUES.items():
+        assert (path, value) in set(plain_numbers(read_yaml(ROOT / rel))), (rel, path)
