@@ -1,22 +1,30 @@
 """Squadron duel: two sides fight turn by turn (spec ``docs/models/dystopian_wars.md`` §7).
 
-One trial (:func:`duel_trial`) reads like the spec: :func:`start_duel`, then each turn
-:func:`initiative` and activations (:func:`next_activation`, :func:`activate`: :func:`move`,
-:func:`declare`, :func:`resolve_fire`, :func:`boarding`, :func:`rout_tests`,
-:func:`bravery_test`) until a side has no model left or ``max_turns`` ends in a draw; then
-:func:`record_duel` writes the metrics. It runs on the chunk driver (:mod:`kernels.driver`).
+One trial (:func:`duel_trial`) reads like the spec's turn loop: :func:`start_duel`; each turn
+:func:`initiative`, then activations (:func:`next_activation`) of :func:`move`,
+:func:`declare`, :func:`resolve_fire`, :func:`boarding`, :func:`rout_tests` and
+:func:`bravery_test`, until a side has no model left or ``max_turns`` ends in a draw; then
+:func:`record_duel`. It runs on the chunk driver (:mod:`kernels.driver`).
 
-The kernel receives one compiled record (``analyzer.games.dystopian_wars.duel.DuelRecord.
-kernel_args()``): a :class:`DuelArgs` of arrays, read by field name (``duel.to_hit``); the
-state of a trial is a :class:`DuelState` of per-chunk arrays. The random stream is carried
-between phases as ONE value, ``rng = (s0, s1, s2, s3, buf, lanes)`` (the six words of
-:mod:`kernels.rng` held in registers), written to the array ``state`` only around the rare
-draws that need it (random targets, a critical table with several entries).
+The kernel reads one compiled record (``analyzer.games.dystopian_wars.duel.DuelRecord``) as a
+:class:`DuelArgs` of arrays by field name (``duel.to_hit``); the state of a trial is one
+:data:`DUEL_STATE` record per chunk. The random stream is carried between phases as ONE
+value, ``rng = (s0, s1, s2, s3, buf, lanes)`` (:mod:`kernels.rng`'s six words, kept in
+registers), and goes through the array ``state`` only around the rare draws that need it
+(random targets, a critical table with several entries).
 
-Compilation (``kernels._jit``): the phases are inlined (:func:`hot_jit`, one call site each)
-because they take the record and the state, ~40 arrays that a call would pass as ~400 machine
-words; :func:`initiative` and :func:`squadron_test`, which take a few arrays, are plain calls
-without reference counting (:func:`unmanaged_jit`), as is the trial itself.
+Measured choices (``kernels._jit``; ``analyzer bench dw-duel``, numba's pass timings):
+
+- The driver calls :func:`duel_trial` once per trial, passing every array as 5 + 2 * ndim
+  machine words: with the tables and the state as 30 arrays (~370 words) the pushes took 6%
+  of the run, hence the dice stacked in one table and the state in one record (~180 words).
+- The phases take the record and the state, so they are inlined (:func:`hot_jit`) into the
+  trial, one call site each. numba's inliner deep-copies a callee block by block, so its
+  cost grows with the square of the callee's size: inlining one ``activate`` phase holding
+  the whole activation cost 7.7 s of compile; the activation steps are therefore written in
+  the trial. :func:`boarding` (only within 4in with boarding on), :func:`initiative` and
+  :func:`squadron_test` are plain calls without reference counting
+  (:func:`unmanaged_jit`).
 """
 from __future__ import annotations
 
@@ -530,7 +538,7 @@ def duel_trial(state, values, counters, ws, duel):
                 rng, n_declared = declare(rng, state, x, s, band, duel, battle)        # step 3
                 rng, comm_now = resolve_fire(rng, state, x, band, n_declared, duel, battle, counters)   # 4
             if (duel.settings[S_BOARDING] and not had_break and in_boarding_reach(dist, band, duel)
-                    and side_alive(y, duel, battle)):                                   # step 4b
+                    and side_alive(y, duel, battle)):                 # step 4b (Break: no boarding, §8)
                 rng, comm_boarded = boarding(rng, state, x, s, duel, battle, counters)
                 comm_now = comm_now or comm_boarded
             if not side_alive(y, duel, battle):          # the duel ends at once, no tests

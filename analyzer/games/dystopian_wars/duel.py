@@ -19,7 +19,7 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from analyzer.games.dystopian_wars import plots as dw_plots
-from analyzer.games.dystopian_wars.common import stacked_tables, table
+from analyzer.games.dystopian_wars.common import stacked_tables
 from analyzer.games.dystopian_wars.data import GameData, State, Strict, crit_cumulative
 from analyzer.games.dystopian_wars.rules import (SMALL_HP_CODE, WEAPON_CODE, RuleError, cancel_faces,
                                                   hit_faces, illegal_reason, options, plain_faces, rout_faces,
@@ -245,16 +245,15 @@ def dice_tables(rules: dict, data: dict, board: bool) -> tuple[np.ndarray, np.nd
     hit dice by to-hit number (rows 0 and 1 are never used: t >= 2), AA/CC cancel dice, rout
     dice, initiative (face sums), the boarded model's defence dice, melee dice."""
     t_def = data["boarding_defense_to_hit"] if board else 5
-    faces = [hit_faces(max(t, 2), 0, True, rules["modified_six"]) for t in range(7)]
-    faces.insert(k.DICE_CANCEL, cancel_faces(data))
-    faces.insert(k.DICE_ROUT, rout_faces(data))
-    faces.insert(k.DICE_INITIATIVE, (np.arange(7, dtype=np.int64), np.zeros(7, np.bool_)))
-    faces.insert(k.DICE_BOARD_DEFENSE, plain_faces(t_def) if rules["boarding_defense_dice"] == "one_per_success"
-                 else hit_faces(t_def, 0, True, rules["modified_six"]))
-    faces.insert(k.DICE_MELEE, hit_faces(data["to_hit"]["melee_dice"] if board else 4, 0,
-                                         rules["melee_dice"] == "exploding", rules["modified_six"]))
-    assert len(faces) == k.N_DICE_TABLES
-    return stacked_tables(faces)
+    faces = {t: hit_faces(max(t, 2), 0, True, rules["modified_six"]) for t in range(7)}
+    faces[k.DICE_CANCEL] = cancel_faces(data)
+    faces[k.DICE_ROUT] = rout_faces(data)
+    faces[k.DICE_INITIATIVE] = (np.arange(7, dtype=np.int64), np.zeros(7, np.bool_))   # face sums: 2D6
+    faces[k.DICE_BOARD_DEFENSE] = (plain_faces(t_def) if rules["boarding_defense_dice"] == "one_per_success"
+                                   else hit_faces(t_def, 0, True, rules["modified_six"]))
+    faces[k.DICE_MELEE] = hit_faces(data["to_hit"]["melee_dice"] if board else 4, 0,
+                                    rules["melee_dice"] == "exploding", rules["modified_six"])
+    return stacked_tables([faces[row] for row in range(k.N_DICE_TABLES)])
 
 
 @register
