@@ -16,15 +16,16 @@ registers), and goes through the array ``state`` only around the rare draws that
 Measured choices (``kernels._jit``; ``analyzer bench dw-duel``, numba's pass timings):
 
 - The driver calls :func:`duel_trial` once per trial, passing every array as 5 + 2 * ndim
-  machine words: with the tables and the state as 30 arrays (~370 words) the pushes took 6%
-  of the run, hence the dice stacked in one table and the state in one record (~180 words).
+  machine words: with every table and state array apart (41 arrays, ~370 words) the pushes
+  took 6% of the run, hence the dice stacked in one table and the state in one record
+  (~180 words).
 - The phases take the record and the state, so they are inlined (:func:`hot_jit`) into the
-  trial, one call site each. numba's inliner deep-copies a callee block by block, so its
-  cost grows with the square of the callee's size: inlining one ``activate`` phase holding
-  the whole activation cost 7.7 s of compile; the activation steps are therefore written in
-  the trial. :func:`boarding` (only within 4in with boarding on), :func:`initiative` and
-  :func:`squadron_test` are plain calls without reference counting
-  (:func:`unmanaged_jit`).
+  trial, one call site each (as a plain call, :func:`boarding` made the shipped boarding
+  duel 14% slower). numba's inliner deep-copies a callee block by block, so its cost grows with
+  the square of the callee's size: one inlined ``activate`` holding the whole activation
+  cost 7.7 s of compile, so the activation's steps are listed in the trial itself.
+  :func:`initiative` and :func:`squadron_test`, which take a few arrays, stay plain calls
+  without reference counting (:func:`unmanaged_jit`), as in the kernel before.
 """
 from __future__ import annotations
 
@@ -393,7 +394,7 @@ def melee(rng, x, i, y, j, committed, duel, battle, counters):
     return rng, captured, derelict, a_left
 
 
-@unmanaged_jit
+@hot_jit
 def boarding(rng, state, x, s, duel, battle, counters):
     """Spec §7 activation step 4b, "Boarding step" (rules §4 step 6, §12): each alive model
     of squadron ``s`` that can board and has AP boards one enemy (target policy on the
