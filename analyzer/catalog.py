@@ -66,6 +66,7 @@ def catalog(game: str | None = None) -> dict[str, list[dict]]:
             "primary_metric": q.primary_metric, "params": _params(q.Params),
             "metrics": default_metrics(q),
             "rule_options": [{"name": o.name, "values": list(o.values), "default": o.default,
-                              "doc": o.doc, "source": o.source} for o in q.rule_options],
+                              "doc": o.doc, "source": o.source, "what_if": list(o.what_if)}
+                             for o in q.rule_options],
         } for q in questions.questions_of(g)]
     return doc

@@ -50,6 +50,9 @@ class RuleOption:
     default: str
     doc: str
     source: str = ""  # where the ambiguity is stated, e.g. "rules/dystopian_wars.md A4"
+    #: values kept to compare against that are NOT readings of the source (what-ifs): every
+    #: run that uses one says so in its notes
+    what_if: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -185,7 +185,11 @@ def prepare_point(scenario: Scenario, point: SweepPoint) -> Prepared:
         if (ph.path, ph.source) not in seen:
             used.append(ph)
             seen.add((ph.path, ph.source))
-    prepared = dataclasses.replace(prepared, placeholders=tuple(used), data_files=tuple(ctx.data_files))
+    what_ifs = tuple(f"rules.{o.name} = {point.rules[o.name]} is NOT a reading of the source (a what-if kept for "
+                     f"comparison): {o.doc}" for o in scenario.question.rule_options
+                     if point.rules.get(o.name) in o.what_if)
+    prepared = dataclasses.replace(prepared, placeholders=tuple(used), data_files=tuple(ctx.data_files),
+                                   notes=tuple(prepared.notes) + what_ifs)
     refused = [p for p in used if p.refused_by_strict]
     if scenario.spec.strict and refused:
         listed = "; ".join(str(p) for p in refused[:5])

@@ -3,6 +3,7 @@ distributions), exact mode vs the reference's Fraction oracles, and the digest's
 from fractions import Fraction
 
 import pytest
+import yaml
 from dw_helpers import assert_matches_exact, prepare, simulate
 
 from analyzer.games.dystopian_wars.rules import RuleError
@@ -27,8 +28,9 @@ def check(question, params, rules, oracle, trials=40_000):
 RAM = {"rammer": {"rr": 4, "hp": 5, "dr": 3, "cr": 5}, "rammed": {"rr": 2, "hp": 4, "dr": 2, "cr": 4, "hp_lost": 1}}
 
 
-@pytest.mark.parametrize("rules", [{}, {"ram_dice": "plain", "ram_reply": "simultaneous"}, {"ram_no_crits": "rr0_only"}],
-                         ids=["default", "plain-simultaneous", "rr0_only"])
+@pytest.mark.parametrize("rules", [{}, {"ram_dice": "plain", "ram_reply": "simultaneous"},
+                                   {"ram_no_crits": "no_reply_crits"}],
+                         ids=["default", "plain-simultaneous", "no_reply_crits"])
 def test_ram(rules):
     check("ram", RAM, rules, ref.exact_ram)
 
@@ -37,13 +39,26 @@ def test_ram_profiles():
     check("ram", {"rammer": {"profile": "battleship"}, "rammed": {"profile": "cruiser", "hp_lost": 2}}, {}, ref.exact_ram)
 
 
-def test_ram_reply_never_crits_by_default():
-    # rammer DR 1, CR 1: any reply hit would be a critical if criticals were allowed (Amb 10)
+def test_ram_reply_crits_only_when_the_rammed_model_has_an_rr_value():
+    """§10 'Le collisioni o i modelli speronati senza valore di RR non causano colpi critici':
+    a rammed model WITH an RR value can crit with its reply (the default, literal reading)."""
+    # rammer DR 1, CR 1: any reply hit is a critical when criticals are allowed (Amb 10)
     p = {"rammer": {"rr": 1, "hp": 9, "dr": 1, "cr": 1}, "rammed": {"rr": 3, "hp": 9, "dr": 9, "cr": 9}}
-    prepared, _ = prepare("ram", p)
-    assert prepared.exact()["damage_to_rammer"].values.max() == 1
-    prepared, _ = prepare("ram", p, {"ram_no_crits": "rr0_only"})      # the rammed model has RR 3
+    prepared, _ = prepare("ram", p)                                     # the rammed model has RR 3
     assert prepared.exact()["damage_to_rammer"].values.max() >= 4
+    no_rr = {**p, "rammed": {**p["rammed"], "rr": 0}}
+    prepared, _ = prepare("ram", no_rr)                                 # no RR value: no criticals
+    assert prepared.exact()["damage_to_rammer"].values.max() == 1
+    prepared, _ = prepare("ram", p, {"ram_no_crits": "no_reply_crits"})  # the earlier default
+    assert prepared.exact()["damage_to_rammer"].values.max() == 1
+
+
+@pytest.mark.parametrize("rules", [{}, {"ram_no_crits": "no_reply_crits"}])
+def test_collisions_never_crit(rules):
+    """'Le collisioni ... non causano colpi critici' under every reading, RR values or not."""
+    p = {"a": {"hp": 9, "dr": 1, "cr": 1, "rr": 3}, "b": {"hp": 9, "dr": 1, "cr": 1, "rr": 3}}
+    exact = prepare("collision", p, rules)[0].exact()
+    assert exact["damage_to_a"].values.max() == 1 and exact["damage_to_b"].values.max() == 1
 
 
 def test_ram_needs_rr():
@@ -51,7 +66,7 @@ def test_ram_needs_rr():
         prepare("ram", {"rammer": {"hp": 4, "dr": 3, "cr": 5}, "rammed": {"hp": 4, "dr": 3, "cr": 5}})
 
 
-@pytest.mark.parametrize("rules", [{}, {"ram_no_crits": "rr0_only"}], ids=["default", "rr0_only"])
+@pytest.mark.parametrize("rules", [{}, {"ram_no_crits": "no_reply_crits"}], ids=["default", "no_reply_crits"])
 def test_collision_between_models(rules):
     check("collision", {"a": {"hp": 4, "dr": 3, "cr": 5, "rr": 2}, "b": {"hp": 3, "dr": 2, "cr": 4}}, rules,
           ref.exact_collision)
@@ -120,3 +135,43 @@ def test_rout_successes_needed():
                                     {"squadron_size": 5, "models_lost": 1, "near_commodore": True}])
 def test_rout_mc_matches_exact(params):
     check("rout_test", params, {}, lambda p, r, d: ref.exact_rout_test(p, r, d))
+
+
+# ----------------------------------------------------------------------------- mines (§11)
+
+MINE = {"attack_dice": 6, "weapon": "mine", "range_band": 1, "target": {"dr": 3, "cr": 5, "hp": 4}}
+
+
+@pytest.mark.parametrize("rules", [{}, {"mine_vs_submerged": "submerged_number"}], ids=["same_roll", "submerged_number"])
+def test_mine_against_submerged_matches_reference(rules):
+    sub = {**MINE, "target": {**MINE["target"], "state": "submerged"}}
+    check("attack", sub, rules, ref.exact_attack)
+
+
+def test_one_mine_roll_counts_for_surface_and_submerged_models():
+    """'Il numero di colpiti verrà applicato a ogni modello ... sotto la sagoma (sia in superficie
+    che immersi)': by default a submerged model under the template takes the same hits."""
+    surface = prepare("attack", MINE)[0].exact()
+    sub_params = {**MINE, "target": {**MINE["target"], "state": "submerged"}}
+    submerged = prepare("attack", sub_params)[0].exact()
+    for name in ("hits", "p_damage", "p_critical"):
+        assert submerged[name].mean == surface[name].mean, name
+    other = prepare("attack", sub_params, {"mine_vs_submerged": "submerged_number"})[0].exact()
+    assert other["hits"].mean < surface["hits"].mean          # the earlier reading: hit on the submerged number
+
+
+def test_what_if_rule_values_are_noted_in_every_run(tmp_path):
+    """melee_dice: plain contradicts the melee table the source spells out: it stays available
+    to compare, and every run that uses it says it is not a reading of the source."""
+    from analyzer import api, scenario as scenario_mod
+    from analyzer.games.dystopian_wars.rules import OPTIONS
+    assert OPTIONS["melee_dice"].what_if == ("plain",)
+    doc = {"game": "dystopian_wars", "question": "boarding", "trials": 4096, "rules": {"melee_dice": "plain"},
+           "params": {"attacker_ap": 4, "defense_dice": 1, "defender_ap": 2}}
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(doc))
+    (res,) = api.exact(scenario_mod.load(tmp_path / "s.yaml"))
+    assert any(n.startswith("rules.melee_dice = plain is NOT a reading of the source") for n in res.notes)
+    doc["rules"] = {}
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(doc))
+    (res,) = api.exact(scenario_mod.load(tmp_path / "s.yaml"))
+    assert not any("NOT a reading" in n for n in res.notes)

@@ -42,7 +42,11 @@ RULE_OPTIONS = {
     "melee_dice": ("exploding", ("exploding", "plain")),                # Amb 5
     "own_weapons_link": ("halved", ("halved", "full")),                 # Amb 6
     "fast_elusive_scope": ("capital_only", ("capital_only", "all")),    # Amb 7
-    "ram_no_crits": ("all_collision_and_reply", ("all_collision_and_reply", "rr0_only")),  # Amb 10
+    # Amb 10, source line 388 "Le collisioni o i modelli speronati senza valore di RR non causano
+    # colpi critici": a rammed model that HAS an RR value may crit with its reply (rr_reply)
+    "ram_no_crits": ("rr_reply", ("rr_reply", "no_reply_crits")),
+    # source line 501: the mine's hits apply "sia in superficie che immersi" (one roll for all)
+    "mine_vs_submerged": ("same_roll", ("same_roll", "submerged_number")),
     "boarding_defender_dice": ("current_ap", ("current_ap", "fig_md")),  # Amb 11
     "both_zero_ap": ("no_capture", ("no_capture", "derelict")),         # Amb 11 (not stated)
     "fractional_range": ("next_band", ("next_band", "lower_band")),     # Amb 13
@@ -379,7 +383,11 @@ def to_hit_number(weapon, band, attacker, tgt, rules, data=None):
     4. a natural 1 always fails: never below 2.
     ``data`` is accepted for the callers' convenience and not read.
     """
-    row = _state_row(attacker["state"], tgt, rules)
+    # source line 501: a mine's one roll counts "sia in superficie che immersi" (same_roll)
+    as_target = tgt
+    if weapon == "mine" and tgt["state"] == "submerged" and rules["mine_vs_submerged"] == "same_roll":
+        as_target = dict(tgt, state="surface")
+    row = _state_row(attacker["state"], as_target, rules)
     others = [SET_NUMBERS[name][0] for name in _set_numbers(weapon, attacker, tgt, rules)]
     primary_step = PRIMARY_RB1_STEP if (weapon == "primary" and band == 1) else 0
     if rules["primary_rb1_vs_set_number"] == "hardest_wins":
@@ -966,7 +974,7 @@ def _ram_setup(params, rules, data):
         raise ValueError("rammer needs RR >= 1 (RR 0 contact is a collision, §10)")
     t = data["to_hit"]["ram_dice"]
     explode = rules["ram_dice"] == "exploding"
-    reply_crits = rules["ram_no_crits"] == "rr0_only" and rd["rr"] >= 1
+    reply_crits = rules["ram_no_crits"] == "rr_reply" and rd["rr"] > 0
     return ra, rd, t, explode, reply_crits, crit_pmf(data, params.get("critical_hp"))
 
 
@@ -1020,8 +1028,8 @@ def _collision_setup(params, rules, data):
 
 
 def _coll_crits(roller, rules):
-    """Amb 10: default no collision dice crit; rr0_only: dice of a model with RR>=1 may crit."""
-    return rules["ram_no_crits"] == "rr0_only" and roller is not None and roller["rr"] >= 1
+    """Source line 388: "Le collisioni ... non causano colpi critici", under every reading."""
+    return False
 
 
 def _sim_collision(params, rules, data, trials, rng):

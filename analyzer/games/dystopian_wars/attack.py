@@ -169,8 +169,8 @@ class Attack(Question):
     summary = "One attack: exploding hit pool, AA/CC cancellation, DR/CR damage (exact mode)"
     Params = AttackParams
     rule_options = options("obscured_to_hit", "surface_vs_submerged", "primary_rb1_vs_set_number",
-                           "modified_six", "mine_dice", "own_weapons_link", "fast_elusive_scope",
-                           "small_hp_critical")
+                           "modified_six", "mine_dice", "mine_vs_submerged", "own_weapons_link",
+                           "fast_elusive_scope", "small_hp_critical")
     primary_metric = "p_damage"
     supports_exact = True
 

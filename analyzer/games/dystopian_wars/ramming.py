@@ -106,13 +106,15 @@ class Ram(Question):
     def prepare(self, p: RamParams, ctx: Context) -> Prepared:
         rules = ctx.rules
         gd = GameData(ctx, profiles=p.rammer.profile is not None or p.rammed.profile is not None)
-        rr0_only = rules["ram_no_crits"] == "rr0_only"
-        ra = resolve_ship(p.rammer, gd, "params.rammer", ("rr", "hp", "dr") + (("cr",) if rr0_only else ()))
-        rd = resolve_ship(p.rammed, gd, "params.rammed", ("hp", "dr", "cr") + (("rr",) if rr0_only else ()))
+        # §10: "i modelli speronati senza valore di RR non causano colpi critici": under the
+        # literal reading (rr_reply) a rammed model with an RR value may crit with its reply
+        rr_reply = rules["ram_no_crits"] == "rr_reply"
+        ra = resolve_ship(p.rammer, gd, "params.rammer", ("rr", "hp", "dr") + (("cr",) if rr_reply else ()))
+        rd = resolve_ship(p.rammed, gd, "params.rammed", ("hp", "dr", "cr") + (("rr",) if rr_reply else ()))
         if ra["rr"] < 1:
             raise RuleError("params.rammer.rr: a ram needs RR >= 1 (RR 0 contact is a collision, §10); "
                             "use question: collision")
-        reply_crits = rules["ram_no_crits"] == "rr0_only" and rd["rr"] >= 1
+        reply_crits = rr_reply and rd["rr"] >= 1
         crit = _crit_if_needed(gd, p.critical_hp, rules, rd, *([ra] if reply_crits else []))
         gd.finish()
         faces = hit_faces(gd.core["to_hit"]["ram_dice"], 0, rules["ram_dice"] == "exploding", rules["modified_six"])
@@ -157,8 +159,7 @@ class Collision(Question):
     def prepare(self, p: CollisionParams, ctx: Context) -> Prepared:
         rules = ctx.rules
         gd = GameData(ctx, profiles=p.a.profile is not None or (p.b is not None and p.b.profile is not None))
-        rr0_only = rules["ram_no_crits"] == "rr0_only"
-        reads = ("hp", "dr") if p.terrain is not None else ("hp", "dr", "cr") + (("rr",) if rr0_only else ())
+        reads = ("hp", "dr") if p.terrain is not None else ("hp", "dr", "cr")
         a = resolve_ship(p.a, gd, "params.a", reads)
         faces = hit_faces(gd.core["to_hit"]["ram_dice"], 0, rules["ram_dice"] == "exploding", rules["modified_six"])
         small = SMALL_HP_CODE[rules["small_hp_critical"]]
@@ -169,9 +170,8 @@ class Collision(Question):
             notes = [f"{p.terrain} terrain rolls {n_first} dice against a (no criticals)"]
         else:
             b = resolve_ship(p.b, gd, "params.b", reads)
-            # Amb 10: rr0_only lets the dice of a model with RR >= 1 crit
-            first_crits = rules["ram_no_crits"] == "rr0_only" and b["rr"] >= 1     # b's dice vs a
-            second_crits = rules["ram_no_crits"] == "rr0_only" and a["rr"] >= 1    # a's dice vs b
+            # §10: "Le collisioni ... non causano colpi critici": no collision die crits
+            first_crits = second_crits = False
             n_first, n_second = b["hp"] - b["hp_lost"], a["hp"] - a["hp_lost"]
             crit = _crit_if_needed(gd, p.critical_hp, rules, *([a] if first_crits else []),
                                    *([b] if second_crits else []))

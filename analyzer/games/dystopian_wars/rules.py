@@ -40,16 +40,25 @@ OPTIONS: dict[str, RuleOption] = {o.name: o for o in (
     RuleOption("mine_dice", ("exploding", "plain"), "exploding",
                "mine attack dice: exploding hit table, or plain (1 hit each)", f"{_DIGEST} Amb 5"),
     RuleOption("melee_dice", ("exploding", "plain"), "exploding",
-               "boarding melee dice (both sides): exploding hit table, or plain 4+", f"{_DIGEST} Amb 5"),
+               "boarding melee dice (both sides): exploding hit table (source §12: melee dice use the hit "
+               "table), or plain 4+ (a what-if: it contradicts the melee table the source spells out)",
+               f"{_DIGEST} Amb 5", what_if=("plain",)),
+    RuleOption("mine_vs_submerged", ("same_roll", "submerged_number"), "same_roll",
+               "a mine against a submerged model: same_roll = the one mine roll's hits apply to it as to "
+               "a surface model (source: 'Il numero di colpiti verrà applicato a ogni modello ... sotto la "
+               "sagoma (sia in superficie che immersi)'); submerged_number = rolled at the to-hit number "
+               "against submerged models (the earlier default, kept to compare)", f"{_DIGEST} §11 mines"),
     RuleOption("own_weapons_link", ("halved", "full"), "halved",
                "one model linking its own weapons of a type: the extra weapons add half, or in full",
                f"{_DIGEST} Amb 6"),
     RuleOption("fast_elusive_scope", ("capital_only", "all"), "capital_only",
                "fast (6) and elusive (5-6) targets: only against Capital-Class attackers, or against all",
                f"{_DIGEST} Amb 7"),
-    RuleOption("ram_no_crits", ("all_collision_and_reply", "rr0_only"), "all_collision_and_reply",
-               "'non causano colpi critici': no collision or reply die can crit, or only the dice of "
-               "models with RR 0", f"{_DIGEST} Amb 10"),
+    RuleOption("ram_no_crits", ("rr_reply", "no_reply_crits"), "rr_reply",
+               "'Le collisioni o i modelli speronati senza valore di RR non causano colpi critici': "
+               "rr_reply = a rammed model WITH an RR value can crit with its reply dice (the literal text); "
+               "no_reply_crits = no reply die crits (the earlier default). Collision and terrain dice never "
+               "crit under either reading", f"{_DIGEST} Amb 10"),
     RuleOption("boarding_defender_dice", ("current_ap", "fig_md"), "current_ap",
                "the boarded model's melee dice: its current AP, or its FIG MD (params.defender_md)",
                f"{_DIGEST} Amb 11"),
@@ -238,7 +247,10 @@ def to_hit_number(weapon: str, band: int, capital: bool, attacker_state: str, ta
     elif ts == "diving":
         s = th["vs_diving_surfaced"]
     elif ts == "submerged":
-        s = th["vs_submerged"]
+        # one mine roll's hits apply to every model under the template "sia in superficie che
+        # immersi" (§11 mines): under same_roll a mine rolls as against the surface
+        same_roll = rules.get("mine_vs_submerged", OPTIONS["mine_vs_submerged"].default) == "same_roll"
+        s = th["vs_surface"] if weapon == "mine" and same_roll else th["vs_submerged"]
     else:
         s = th["vs_obscured"]
         if rules["obscured_to_hit"] == "size_based" and target_size in ("medium", "large", "massive"):
