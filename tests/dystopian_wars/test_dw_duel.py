@@ -207,3 +207,16 @@ def test_duel_param_errors(params, message):
     from analyzer.games.dystopian_wars.duel import DuelParams
     with pytest.raises(ValidationError, match=message):
         DuelParams.model_validate(params)
+
+
+def test_every_duel_run_states_its_simplifications(folder):
+    """Rule fidelity 5: what the duel abstracts is said in every run, not only in the spec."""
+    params, rules, _ = MC_CASES["mixed-fleets"]
+    prepared, _ = prepare("duel", params, rules, scenario_dir=folder)
+    text = " | ".join(prepared.notes)
+    for said in ("one shared distance", "+1D6 'near the commodore'", "no squadron linking of AA/CC",
+                 "AA is not resolved before flyers attack", "left out: positions"):
+        assert said in text, said
+    board = dict(params, boarding={"enabled": True})
+    text = " | ".join(prepare("duel", board, rules, scenario_dir=folder)[0].notes)
+    assert "every model in range band 1 counts as within 4in" in text

@@ -188,6 +188,9 @@ class Attack(Question):
         notes: list[str] = [f"{a['n']} dice at {a['t']}+" + (f" (+{a['mod']} per die)" if a["mod"] else "")
                             + (f" vs {a['defense']} {'AA' if a['weapon'] == 'rocket' else 'CC'} dice"
                                if a["defense"] else "")]
+        if p.attacker.state == "flying":
+            notes.append("the target's AA is not resolved before this flyer attacks (source: 'l'AA viene "
+                         "risolto prima dell'attacco dei volanti'): the flyer rolls its full AD")
 
         args = (a["n"], *hit_tab, a["defense"], *cancel_tab, tgt["dr"], tgt["cr"], tgt["hp"], tgt["hp_lost"],
                 small, crit_values, crit_cum)

@@ -204,9 +204,17 @@ DUEL_NOTES = (
     "in rout_fails_*",
     "left out: positions, arcs, movement templates, terrain, command distance, linked/split fire, ramming, "
     "boarding (unless boarding.enabled), critical effects (only their HP damage), MARs, cards",
+    "one shared distance for every model of both sides: range bands, boarding reach and rout-test "
+    "'within 8in of the commodore' are read from it, not from positions (docs/models/dystopian_wars.md §7)",
+    "rout tests: the +1D6 'near the commodore' goes to the squadron that contains its side's alive commodore, "
+    "and to no other squadron (without positions no other squadron can be shown within 8in)",
+    "AA and CC defend only the model attacked: no squadron linking of AA/CC dice",
+    "AA is not resolved before flyers attack (source: 'l'AA viene risolto prima dell'attacco dei volanti'): "
+    "flyers fire with their full AD; mines are ignored",
 )
 BOARDING_NOTES = (
-    "boarding on: within 4in (fixed range: RB1; closing: distance <= 4in) each model of the active squadron "
+    "boarding on: within 4in (fixed range: every model in range band 1 counts as within 4in; closing: "
+    "distance <= 4in) each model of the active squadron "
     "without Break with AP >= 1 boards one enemy (target policy); only the boarded model's AA/CC defends (no "
     "linking); one melee round; captured and derelict models count as lost (points_destroyed, survivors, win)",
     "boarding left out: squadron-mates' AA, the 'no fire at the model you board' restriction, several boarders "
