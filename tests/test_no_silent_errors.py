@@ -159,6 +159,16 @@ def test_compare_refuses_too_few_trials(tmp_path):
 
 # --- strict types at the edge --------------------------------------------------------------------
 
+def refusal(tmp_path, text: str) -> str:
+    """``analyzer validate`` on a scenario text: must exit 2 with one line naming the file."""
+    p = write(tmp_path, text)
+    r = runner.invoke(app, ["validate", str(p)])
+    assert r.exit_code == 2
+    line = r.stderr.strip()
+    assert "\n" not in line and str(p) in line
+    return line
+
+
 @pytest.mark.parametrize("text,field", [
     ("game: dice\nquestion: count\ntrials: yes\n", "trials"),
     ("game: dice\nquestion: count\nseed: true\n", "seed"),
@@ -168,11 +178,7 @@ def test_compare_refuses_too_few_trials(tmp_path):
     ("game: dice\nquestion: pool\nparams: {double_on: no}\n", "params.double_on"),
 ])
 def test_yaml_booleans_are_not_numbers(tmp_path, text, field):
-    p = write(tmp_path, text)
-    r = runner.invoke(app, ["validate", str(p)])
-    assert r.exit_code == 2
-    line = r.stderr.strip()
-    assert "\n" not in line and field in line and str(p) in line
+    assert field in refusal(tmp_path, text)
 
 
 @pytest.mark.parametrize("text,key", [
@@ -180,10 +186,8 @@ def test_yaml_booleans_are_not_numbers(tmp_path, text, field):
     ("game: dice\nquestion: count\nparams:\n  dice: 2\n  dice: 3\n", "dice"),
 ])
 def test_duplicate_keys_are_refused(tmp_path, text, key):
-    p = write(tmp_path, text)
-    r = runner.invoke(app, ["validate", str(p)])
-    assert r.exit_code == 2
-    assert "duplicate key" in r.stderr and repr(key) in r.stderr and str(p) in r.stderr
+    line = refusal(tmp_path, text)
+    assert "duplicate key" in line and repr(key) in line
 
 
 def test_yaml_merge_keys_may_still_be_overridden(tmp_path):
