@@ -13,6 +13,8 @@ from kernels.driver import run_trials
 from kernels.dystopian_wars.attack import N_COUNTERS, attack_damage, attack_hits
 
 
+#: metric groups per allocation (analyzer.games.dystopian_wars.fire_allocation.OBJECTIVES)
+N_GROUPS = 6
 #: position of ``target_dr`` in the kernel's ``args`` (one entry per target)
 ARG_TARGET_DR = 10
 
@@ -31,8 +33,9 @@ def fire_allocation_trial(state, values, counters, dmg, args):
     ``attack_ad[k]`` dice at target ``attack_target[k]`` with that target's face table
     ``hit_value[j]`` and defence dice. Damage is judged against each target's initial state
     and summed per target; effective damage is capped at the remaining HP.
-    ``metric_slot[g, a]`` is where group g (0 hp_damage, 1 kills, 2 p_kill_all) of
-    allocation a goes in the metric vector.
+    ``metric_slot[g, a]`` is where group g (0 hp_damage, 1 kills, 2 p_kill_all, 3 p_damage:
+    some attack reaches its target's DR, 4 p_critical: some attack reaches its CR, 5
+    criticals: the sum of floor(hits / CR)) of allocation a goes in the metric vector.
     """
     (alloc_start, attack_ad, attack_target, hit_value, hit_explodes, hit_n,
      target_defense, cancel_value, cancel_explodes, cancel_n,
@@ -41,12 +44,20 @@ def fire_allocation_trial(state, values, counters, dmg, args):
     n_targets = target_dr.shape[0]
     for a in range(n_alloc):
         dmg[:] = 0
+        damaged = 0
+        critical = 0
+        criticals = 0
         for k in range(alloc_start[a], alloc_start[a + 1]):
             j = attack_target[k]
             hits = attack_hits(state, attack_ad[k], hit_value[j], hit_explodes[j], hit_n,
                                target_defense[j], cancel_value, cancel_explodes, cancel_n, counters)
             dmg[j] += attack_damage(state, hits, target_dr[j], target_cr[j], target_hp[j],
                                     target_hp_lost[j], True, small_hp_rule, crit_values, crit_cum)
+            if hits >= target_dr[j]:
+                damaged = 1
+            if hits >= target_cr[j]:
+                critical = 1
+            criticals += hits // target_cr[j]
         effective = 0
         kills = 0
         for j in range(n_targets):
@@ -59,11 +70,14 @@ def fire_allocation_trial(state, values, counters, dmg, args):
         values[metric_slot[0, a]] = effective
         values[metric_slot[1, a]] = kills
         values[metric_slot[2, a]] = 1 if kills == n_targets else 0
+        values[metric_slot[3, a]] = damaged
+        values[metric_slot[4, a]] = critical
+        values[metric_slot[5, a]] = criticals
 
 
 @parallel_jit
 def fire_allocation_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, args):
-    """Per-chunk (hist, moments, counters) of the allocation metrics, three per allocation
+    """Per-chunk (hist, moments, counters) of the allocation metrics, six per allocation
     (:mod:`kernels.driver`)."""
     return run_trials(fire_allocation_trial, fire_allocation_workspace, args, seed, key, chunk_lo, chunk_hi,
-                      chunk_size, n_trials, 3 * (args[0].shape[0] - 1), n_bins, N_COUNTERS)
+                      chunk_size, n_trials, N_GROUPS * (args[0].shape[0] - 1), n_bins, N_COUNTERS)

@@ -93,3 +93,37 @@ def test_explicit_allocations_are_checked():
     ok = {**SMALL, "allocations": [{"name": "all in", "attacks": [{"target": 1, "weapons": [0, 1, 2]}]}]}
     prepared, _ = prepare("fire_allocation", ok)
     assert "all in" in prepared.metrics[0].label
+
+
+def test_critical_objectives_rank_differently_from_hp_damage():
+    """Rule fidelity 4: objectives that do not depend on the 2-HP critical placeholder. On the
+    source's split-fire example the split allocation is best by HP damage, not by P(critical)."""
+    from analyzer import api, scenario as scenario_mod
+    sc = scenario_mod.load(GAME_DIR / "fire_allocation_turrets_vs_frigates.yaml")
+    (r,) = api.exact(sc)
+    best = {obj: max((s.mean, n.split(".")[1]) for n, s in r.summaries.items() if n.startswith(obj + "."))[1]
+            for obj in ("hp_damage", "p_critical", "p_damage", "criticals")}
+    assert best["hp_damage"] == "A20"                        # w0:7>T0, w0:6>T2, w1:7>T1, w1:6>T3 (split)
+    assert best["p_critical"] != "A20" and r.summaries["p_critical.A20"].mean < r.summaries[
+        f"p_critical.{best['p_critical']}"].mean
+
+
+def test_ranking_figure_marks_which_objectives_use_placeholders(tmp_path):
+    from analyzer import api, scenario as scenario_mod
+    from analyzer.games.dystopian_wars import plots as dw_plots
+    import json
+    import pandas as pd
+    doc = {"game": "dystopian_wars", "question": "fire_allocation", "trials": 4096,
+           "params": {**SMALL, "targets": [{"size": "medium", "dr": 3, "cr": 6, "hp": 5},
+                                           {"size": "medium", "dr": 4, "cr": 7, "hp": 4}],
+                      "critical_hp": {"ph": 2, "note": "HP per critical"}, "objective": "p_critical"}}
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(doc))
+    sc = scenario_mod.load(tmp_path / "s.yaml")
+    run_dir, _ = api.write_run(sc, api.exact(sc), tmp_path / "out", mode="exact", threads=1, wall_seconds=0.0)
+    meta = json.loads((run_dir / "plotmeta.json").read_text())
+    assert [p["path"] for p in meta["placeholders"]] == ["params.critical_hp"]
+    ((_, fig),) = dw_plots.fire_allocation_figures(meta, pd.read_parquet(run_dir / "points.parquet"),
+                                                    pd.read_parquet(run_dir / "distributions.parquet"))
+    titles = {ax.get_title().split("\n")[0]: ax.get_title() for ax in fig.axes if ax.get_title()}
+    assert "no placeholder affects it" in titles["ranked by: P(at least one critical)"]
+    assert "uses PLACEHOLDER values" in titles["expected HP damage"]

@@ -733,8 +733,8 @@ def _fa_compile(params, rules, data):
     if not targets:
         raise ValueError("fire_allocation needs at least one target")
     mod = int(params.get("to_hit_modifier", 0))
-    if params.get("objective", "hp_damage") not in ("hp_damage", "kills", "p_kill_all"):
-        raise ValueError("objective must be hp_damage, kills or p_kill_all")
+    if params.get("objective", "hp_damage") not in FA_METRICS:
+        raise ValueError(f"objective must be one of {FA_METRICS}")
     return {"weapon": wtype, "band": band, "weapons": weapons, "targets": targets, "mod": mod,
             "cpmf": crit_pmf(data, params.get("critical_hp"))}
 
@@ -868,23 +868,36 @@ def allocations(params, rules=None, data=None):
             for k, (name, attacks) in enumerate(zip(names, allocs))]
 
 
+#: per allocation: effective HP damage, kills, all killed; and three that do not depend on what
+#: a critical deals: some attack reaches DR, some reaches CR, critical results
+FA_METRICS = ("hp_damage", "kills", "p_kill_all", "p_damage", "p_critical", "criticals")
+
+
 def _sim_fire_allocation(params, rules, data, trials, rng):
     c = _fa_compile(params, rules, data)
     al = allocations(params, rules, data)
     T = c["targets"]
     out = {}
     for a in al:
-        for m in ("hp_damage", "kills", "p_kill_all"):
+        for m in FA_METRICS:
             out[f"{m}.{a['id']}"] = []
     for _ in range(trials):
         for a in al:
             dmg = [0] * len(T)
+            reached_dr = reached_cr = False
+            n_crits = 0
             for at in a["attacks"]:
                 tt = T[at["target"]]
                 hits = roll_hits(rng, at["ad"], tt["t"], c["mod"], True, rules["modified_six"])
                 if tt["defense"]:
                     hits = max(0, hits - roll_cancels(rng, tt["defense"]))
                 dmg[at["target"]] += damage_from_hits(hits, tt["tgt"], True, rules, rng, c["cpmf"])
+                reached_dr = reached_dr or hits >= tt["tgt"]["dr"]
+                reached_cr = reached_cr or hits >= tt["tgt"]["cr"]
+                n_crits += hits // tt["tgt"]["cr"]
+            out[f"p_damage.{a['id']}"].append(int(reached_dr))
+            out[f"p_critical.{a['id']}"].append(int(reached_cr))
+            out[f"criticals.{a['id']}"].append(n_crits)
             rem = [tt["tgt"]["hp"] - tt["tgt"]["hp_lost"] for tt in T]
             kills = sum(1 for d, r in zip(dmg, rem) if d >= r)
             out[f"hp_damage.{a['id']}"].append(sum(min(d, r) for d, r in zip(dmg, rem)))
@@ -909,7 +922,7 @@ def _damage_pmf(n, t, mod, explode, defense, tgt, crits_allowed, rules, cpmf, H=
 
 
 def exact_fire_allocation(params, rules=None, data=None, H=None):
-    """Exact expected metrics per allocation: {id: {hp_damage, kills, p_kill_all}} (Fractions).
+    """Exact expected metrics per allocation: {id: {metric of FA_METRICS: mean}} (Fractions).
 
     H: hits truncation per attack (default 3*AD+60; the tail is lumped at H+1)."""
     rules = _rules(rules)
@@ -940,7 +953,21 @@ def exact_fire_allocation(params, rules=None, data=None, H=None):
             e_dmg += sum(x * p for x, p in dist.items())
             e_kills += pk
             p_all *= pk
-        res[a["id"]] = {"hp_damage": e_dmg, "kills": e_kills, "p_kill_all": p_all}
+        # attacks roll independently: P(none reaches DR / CR) is a product; E[crits] a sum
+        none_dr = none_cr = Fraction(1)
+        e_crits = Fraction(0)
+        for at in a["attacks"]:
+            tt = T[at["target"]]
+            pm, tail = attack_hits_pmf({"n": at["ad"], "t": tt["t"], "mod": c["mod"], "explode": True,
+                                        "defense": tt["defense"]}, rules, H if H is not None else 3 * at["ad"] + 60)
+            hd = {h: p for h, p in enumerate(pm) if p}
+            if tail:
+                hd[len(pm)] = hd.get(len(pm), 0) + tail
+            none_dr *= sum(p for h, p in hd.items() if h < tt["tgt"]["dr"])
+            none_cr *= sum(p for h, p in hd.items() if h < tt["tgt"]["cr"])
+            e_crits += sum(p * (h // tt["tgt"]["cr"]) for h, p in hd.items())
+        res[a["id"]] = {"hp_damage": e_dmg, "kills": e_kills, "p_kill_all": p_all,
+                        "p_damage": 1 - none_dr, "p_critical": 1 - none_cr, "criticals": e_crits}
     return res
 
 

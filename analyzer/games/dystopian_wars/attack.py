@@ -15,7 +15,7 @@ from analyzer.games.dystopian_wars import plots as dw_plots
 from analyzer.games.dystopian_wars.common import (MAX_DICE, bernoulli_metric, pmf_metric, table, truncation_note)
 from analyzer.games.dystopian_wars.data import (GameData, State, Strict, TargetSpec, Weapon,
                                                  crit_cumulative, resolve_target)
-from analyzer.games.dystopian_wars.rules import (SMALL_HP_CODE, RuleError, cancel_faces, damage_distribution,
+from analyzer.games.dystopian_wars.rules import (CRITICAL_DAMAGE, SMALL_HP_CODE, RuleError, cancel_faces, damage_distribution,
                                                   degrade, half_ad, hit_faces, hits_distribution,
                                                   illegal_reason, options, to_hit_number)
 from analyzer.games.counters import POOL_COUNTERS
@@ -130,10 +130,6 @@ def resolve_attack(p: AttackParams, gd: GameData, rules: dict) -> dict:
             "faces": hit_faces(t, p.to_hit_modifier, explode, rules["modified_six"]),
             "defense": p.defense_dice, "target": tgt, "crit": crit}
 
-
-#: the HP a critical deals (a placeholder: the critical table is not in the source) changes only
-#: the HP metrics; hits and whether DR / CR are reached do not depend on it
-CRITICAL_DAMAGE = ("params.critical_hp", "dystopian_wars.critical_default", "dystopian_wars.critical_table")
 
 ATTACK_METRICS = [
     Metric("hits", "hits (after AA/CC cancellation)", unaffected_by=CRITICAL_DAMAGE),

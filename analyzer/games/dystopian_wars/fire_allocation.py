@@ -18,16 +18,25 @@ from analyzer.games.dystopian_wars import plots as dw_plots
 from analyzer.games.dystopian_wars.common import (MAX_DICE, bernoulli_metric, stacked_tables,
                                                    table, truncation_note)
 from analyzer.games.dystopian_wars.data import GameData, State, Strict, TargetSpec, crit_cumulative, resolve_target
-from analyzer.games.dystopian_wars.rules import (SMALL_HP_CODE, RuleError, cancel_faces, damage_distribution,
+from analyzer.games.dystopian_wars.rules import (CRITICAL_DAMAGE, SMALL_HP_CODE, RuleError, cancel_faces, damage_distribution,
                                                   degrade, hit_faces, hits_distribution, illegal_reason,
                                                   linked_ad, options, to_hit_number)
 from analyzer.games.counters import POOL_COUNTERS
 from analyzer.questions import Context, ExactAnswer, ExactMetric, Metric, Prepared, Question, register
 from kernels.dystopian_wars import fire_allocation as k
 
-OBJECTIVES = ("hp_damage", "kills", "p_kill_all")
+#: ranking objectives, in the kernel's metric-group order (kernels.dystopian_wars.fire_allocation)
+OBJECTIVES = ("hp_damage", "kills", "p_kill_all", "p_damage", "p_critical", "criticals")
 OBJECTIVE_LABEL = {"hp_damage": "expected HP damage (capped at each target's HP)",
-                   "kills": "expected targets destroyed", "p_kill_all": "P(every target destroyed)"}
+                   "kills": "expected targets destroyed", "p_kill_all": "P(every target destroyed)",
+                   "p_damage": "P(at least one attack reaches its target's DR)",
+                   "p_critical": "P(at least one critical: an attack reaches its target's CR)",
+                   "criticals": "expected critical results (floor(hits / CR) per attack)"}
+OBJECTIVE_KIND = {"hp_damage": "count", "kills": "count", "p_kill_all": "probability", "p_damage": "probability",
+                  "p_critical": "probability", "criticals": "count"}
+#: objectives the HP a critical deals (a placeholder) cannot change: whether DR or CR is reached
+CRIT_FREE = ("p_damage", "p_critical", "criticals")
+assert len(OBJECTIVES) == k.N_GROUPS
 
 
 class FAAttacker(Strict):
@@ -88,7 +97,9 @@ class FireAllocationParams(Strict):
     to_hit_modifier: int = Field(0, ge=0, le=2, description="roll modifier per die (not in the source)")
     allocations: Literal["auto"] | list[Allocation] = Field("auto", description="auto or explicit allocations")
     max_allocations: int = Field(64, ge=1, le=512, description="more allocations is an error (name them explicitly)")
-    objective: Literal["hp_damage", "kills", "p_kill_all"] = Field("hp_damage", description="ranking metric")
+    objective: Literal["hp_damage", "kills", "p_kill_all", "p_damage", "p_critical", "criticals"] = Field(
+        "hp_damage", description="ranking metric; p_damage, p_critical and criticals do not depend on the "
+                                 "placeholder HP a critical deals")
     critical_hp: int | None = Field(None, ge=0, le=100, description="HP per critical roll (null: data)")
 
     @model_validator(mode="after")
@@ -271,6 +282,14 @@ def fire_allocation_exact(c: dict, mod: int, modified_six: str, small_rule: str,
         eff = np.ones(1)
         kills = np.ones(1)
         p_all = 1.0
+        p_no_damage, p_no_critical, crits = 1.0, 1.0, np.ones(1)   # attacks are independent
+        for at in al["attacks"]:
+            tg = targets[at["target"]]
+            h = hits_distribution(at["ad"], hit_faces(tg["t"], mod, True, modified_six), tg["defense"],
+                                  cancel_faces(data)).probs
+            p_no_damage *= 1.0 - h[tg["dr"]:].sum()
+            p_no_critical *= 1.0 - h[tg["cr"]:].sum()
+            crits = np.convolve(crits, np.bincount(np.arange(h.shape[0]) // tg["cr"], weights=h))
         for j, tg in enumerate(targets):
             rem = tg["hp"] - tg["hp_lost"]
             dist = np.zeros(rem + 1)
@@ -296,7 +315,11 @@ def fire_allocation_exact(c: dict, mod: int, modified_six: str, small_rule: str,
         values = np.arange(eff.shape[0])
         out[al["id"]] = {"hp_damage": ExactMetric(float(values @ eff), values, eff),
                          "kills": ExactMetric(float(np.arange(kills.shape[0]) @ kills), np.arange(kills.shape[0]), kills),
-                         "p_kill_all": bernoulli_metric(p_all)}
+                         "p_kill_all": bernoulli_metric(p_all),
+                         "p_damage": bernoulli_metric(1.0 - p_no_damage),
+                         "p_critical": bernoulli_metric(1.0 - p_no_critical),
+                         "criticals": ExactMetric(float(np.arange(crits.shape[0]) @ crits), np.arange(crits.shape[0]),
+                                                  crits)}
     return out, mass
 
 
@@ -337,13 +360,13 @@ class FireAllocation(Question):
         gd.finish()
         n_alloc = len(allocs)
         groups = [p.objective] + [g for g in OBJECTIVES if g != p.objective]
-        metrics, slot = [], np.zeros((3, n_alloc), np.int64)
-        kinds = {"hp_damage": "count", "kills": "count", "p_kill_all": "probability"}
+        metrics, slot = [], np.zeros((len(OBJECTIVES), n_alloc), np.int64)
         for g in groups:
             for a_i, al in enumerate(allocs):
                 slot[OBJECTIVES.index(g), a_i] = len(metrics)
                 metrics.append(Metric(f"{g}.{al['id']}", f"{al['id']} {al['name']} [{al['family']}]: "
-                                      f"{OBJECTIVE_LABEL[g]}", kinds[g]))
+                                      f"{OBJECTIVE_LABEL[g]}", OBJECTIVE_KIND[g],
+                                      unaffected_by=CRITICAL_DAMAGE if g in CRIT_FREE else ()))
         alloc_start = np.zeros(n_alloc + 1, np.int64)
         attack_ad, attack_target = [], []
         for a_i, al in enumerate(allocs):
@@ -359,7 +382,9 @@ class FireAllocation(Question):
         arr = lambda key: np.array([t[key] for t in targets], np.int64)  # noqa: E731
         crit_values, crit_cum = crit_cumulative(*crit)
         small = SMALL_HP_CODE[rules["small_hp_critical"]]
-        n_bins = int(sum(t["hp"] - t["hp_lost"] for t in targets)) + len(targets) + 2
+        most_crits = max((sum((3 * at["ad"] + 60) // targets[at["target"]]["cr"] for at in al["attacks"])
+                          for al in allocs), default=0)
+        n_bins = max(int(sum(t["hp"] - t["hp_lost"] for t in targets)) + len(targets), most_crits) + 2
         notes = ["targets: " + "; ".join(f"T{j} {t['size']} DR {t['dr']} CR {t['cr']} HP {t['hp'] - t['hp_lost']}"
                                                 f" hit on {t['t']}+" for j, t in enumerate(targets))]
         args = (alloc_start, attack_ad, attack_target, hit_value, hit_explodes, hit_n, arr("defense"), *cancel_tab,

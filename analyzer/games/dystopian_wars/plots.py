@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-from analyzer.plots import footer
+from analyzer.plots import footer, relevant
 from analyzer.stats import Z95, wilson_interval
 
 AXIS = {"attack_dice": "attack dice (AD)", "target.dr": "target damage rating (DR)",
@@ -135,9 +135,15 @@ def _split_label(label: str) -> tuple[str, str, str]:
 def fire_allocation_figures(meta: dict, points: pd.DataFrame, dists: pd.DataFrame) -> list:
     metrics = meta["metrics"]
     objective = metrics[0]["name"].split(".")[0]
-    groups = ["hp_damage", "kills", "p_kill_all"]
+    groups = ["hp_damage", "p_damage", "p_critical", "kills", "p_kill_all", "criticals"]
     titles = {"hp_damage": "expected HP damage", "kills": "expected targets destroyed",
-              "p_kill_all": "P(every target destroyed)"}
+              "p_kill_all": "P(every target destroyed)", "p_damage": "P(some attack reaches DR)",
+              "p_critical": "P(at least one critical)", "criticals": "expected critical results"}
+    first = {m["name"].split(".")[0]: m["name"] for m in reversed(metrics)}
+    # an objective "uses placeholders" when a placeholder this run used can change it (e.g. the
+    # HP a critical deals changes HP damage and kills, not whether DR or CR is reached)
+    uses_ph = {g: bool(relevant(meta.get("placeholders", []), meta, [first[g]])) for g in first}
+    shown = [objective] + [g for g in groups if g != objective][:3]
     figs = []
     for idx, (_, row) in enumerate(points.head(4).iterrows()):
         allocs = {}
@@ -148,9 +154,9 @@ def fire_allocation_figures(meta: dict, points: pd.DataFrame, dists: pd.DataFram
             allocs[alloc_id][g] = (row[f"{m['name']}_mean"], row[f"{m['name']}_ci_low"], row[f"{m['name']}_ci_high"])
         order = sorted(allocs, key=lambda a: (-allocs[a][objective][0], a))
         n = len(order)
-        fig, axes = plt.subplots(1, 3, figsize=(15, 1.2 + 0.32 * n), sharey=True)
+        fig, axes = plt.subplots(1, len(shown), figsize=(4.6 * len(shown), 1.2 + 0.32 * n), sharey=True)
         ypos = np.arange(n)[::-1]
-        for ax, g in zip(axes, [objective] + [x for x in groups if x != objective]):
+        for ax, g in zip(axes, shown):
             means = np.array([allocs[a][g][0] for a in order])
             lo = np.array([allocs[a][g][1] for a in order])
             hi = np.array([allocs[a][g][2] for a in order])
@@ -160,7 +166,9 @@ def fire_allocation_figures(meta: dict, points: pd.DataFrame, dists: pd.DataFram
             for y, v in zip(ypos, means):
                 ax.text(v, y, f" {v:.3f}", va="center", fontsize=7)
             ax.set_xlabel(titles[g] + (" (95% CI)" if _mc(meta) else " (exact)"))
-            ax.set_title(("ranked by: " if g == objective else "") + titles[g], fontsize=9)
+            ax.set_title(("ranked by: " if g == objective else "") + titles[g]
+                         + ("\nuses PLACEHOLDER values" if uses_ph.get(g) else "\nno placeholder affects it"),
+                         fontsize=9, color="firebrick" if uses_ph.get(g) else "black")
             ax.set_xlim(0, max(1e-9, float(hi.max() if _mc(meta) else means.max())) * 1.25)
             ax.xaxis.set_major_locator(MaxNLocator(4))
         axes[0].set_yticks(ypos, [f"{a} {allocs[a]['name']}" for a in order], fontsize=7)

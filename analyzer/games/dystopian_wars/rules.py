@@ -88,6 +88,11 @@ def options(*names: str) -> tuple[RuleOption, ...]:
     return tuple(OPTIONS[n] for n in names)
 
 
+#: placeholder paths of the HP a critical deals (the critical table is not in the source): they
+#: change HP damage and kills, never the hits nor whether DR or CR is reached
+CRITICAL_DAMAGE = ("params.critical_hp", "dystopian_wars.critical_default", "dystopian_wars.critical_table")
+
+
 # ---------------------------------------------------------------------------------------------
 # vocabulary
 # ---------------------------------------------------------------------------------------------
