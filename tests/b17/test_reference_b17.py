@@ -1,5 +1,5 @@
-"""Tests of the B-17 defence reference (tests/reference/b17.py) against the digest
-(/work/shared/rules/b17_defense.md): oracle table §10, worked example §5, kill split §7,
+"""Tests of the B-17 defence reference (tests/reference/b17.py) against the rules digest of
+"Defensa del B-17" (docs/models/b17.md): oracle table §10, worked example §5, kill split §7,
 delayed tail shots §2.3, navigator guns §2.4. MC checks use a fixed seed and 5 standard errors."""
 from __future__ import annotations
 

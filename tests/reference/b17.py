@@ -1,6 +1,6 @@
 """Slow, obviously-correct reference of the B-17 defence model (spec: docs/models/b17.md).
 
-Rules: /work/shared/rules/b17_defense.md (digest), section numbers cited as ``§n``.
+Rules: the digest of "Defensa del B-17" (docs/models/b17.md), section numbers cited as ``§n``.
 Randomness: only ``random.Random(seed)``. Nothing is imported from ``analyzer`` or ``kernels``.
 
 Public API
