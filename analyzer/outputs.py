@@ -104,6 +104,7 @@ def summary_dict(scenario, results: list[PointResult], mode: str = "monte_carlo"
             "distributions": {name: {"values": _json_value(v), "probs": _json_value(p)}
                               for name, (v, p) in r.distributions.items()},
             "notes": r.notes,
+            "counters": r.counters,
         })
     return {"scenario": scenario.name, "game": scenario.spec.game, "question": scenario.spec.question,
             "mode": mode, "seed": scenario.spec.seed, "version": __version__,

@@ -65,6 +65,7 @@ def test_pool_extreme_explosions_match_exact(tmp_path, params):
     mc, ex = run_and_exact(write(tmp_path, pool_doc(**params)))
     assert_mc_matches_exact(mc, ex)
     assert not any("explosion chains cut" in n for n in mc.notes)
+    assert mc.counters["explosion_caps"] == 0 and mc.counters["dice_rolled"] >= params["dice"] * mc.trials
 
 
 def test_pool_moments_and_tail_exact_even_when_clipped():
