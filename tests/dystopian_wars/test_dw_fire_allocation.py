@@ -127,3 +127,17 @@ def test_ranking_figure_marks_which_objectives_use_placeholders(tmp_path):
     titles = {ax.get_title().split("\n")[0]: ax.get_title() for ax in fig.axes if ax.get_title()}
     assert "no placeholder affects it" in titles["ranked by: P(at least one critical)"]
     assert "uses PLACEHOLDER values" in titles["expected HP damage"]
+
+
+def test_auto_allocations_include_partial_links():
+    """'più o tutti i modelli' (§11 linked fire): some of the squadron's weapons linked on one
+    target while the others fire elsewhere are among the auto allocations."""
+    three = {"weapon": "primary", "range_band": 2, "weapons": [{"ad": 6}, {"ad": 5}, {"ad": 4}],
+             "targets": [{"dr": 4, "cr": 7, "hp": 4}, {"dr": 4, "cr": 7, "hp": 4}]}
+    prepared, _ = prepare("fire_allocation", three)
+    labels = [m.label for m in prepared.metrics if m.name.startswith("hp_damage.")]
+    partial = [lab for lab in labels if "[mixed]" in lab]
+    assert any("L[w0+w1]>T0, w2>T1" in lab for lab in partial)
+    assert {pair for pair in ("w0+w1", "w0+w2", "w1+w2") if any(f"L[{pair}]" in lab for lab in partial)} == {
+        "w0+w1", "w0+w2", "w1+w2"}
+    assert len([lab for lab in labels if "[linked]" in lab]) == 2        # all three linked, on each target
