@@ -302,7 +302,8 @@ def list_(
                 err.print(f"      {p['path']}: {escape(p['type'])} = {escape(repr(p['default']))}{ph}  "
                           f"{escape(p.get('description', ''))}", highlight=False)
             for o in q["rule_options"]:
-                what_if = f" [what-if, not a reading of the source: {', '.join(o['what_if'])}]" if o["what_if"] else ""
+                what_if = (escape(f" [what-if, not a reading of the source: {', '.join(o['what_if'])}]")
+                           if o["what_if"] else "")
                 err.print(f"      rules.{o['name']}: {' | '.join(o['values'])} (default {o['default']}){what_if} "
                           f"{escape(o['doc'])}", highlight=False)
 

@@ -230,3 +230,10 @@ def test_bad_threads_exit_2(tmp_path):
     sc = write(tmp_path, POOL)
     r = invoke("run", sc, "--threads", 0, "--out", tmp_path / "o")
     assert r.exit_code == 2 and "--threads" in r.stderr
+
+
+def test_list_marks_what_if_rule_values():
+    r = runner.invoke(app, ["list", "dystopian_wars"], env={"COLUMNS": "250"})
+    assert r.exit_code == 0
+    line = next(line for line in r.stderr.splitlines() if "rules.melee_dice" in line)
+    assert "[what-if, not a reading of the source: plain]" in line
