@@ -1,6 +1,5 @@
 """The layers stay apart: games are leaves that register questions; a new game or question
 needs no edit to any core file; kernels return the one (hist, moments, counters) contract."""
-import importlib
 import json
 import subprocess
 import sys
