@@ -84,7 +84,7 @@ def uboat_attack(state, b, ship, boat, cards, bstat, brows, tables, dist, cfg, d
 @unmanaged_jit
 def enemy_attacks(state, ship, boat, cards, dist, cfg):
     """Spec §5.3: every revealed ship in slot order attacks the nearest Detected U-boat in its
-    reach. Hit: +hit_stress; a hit whose natural die >= sink_natural[attacker] sinks the boat."""
+    reach. Hit: +hit_stress, then a further d10 >= sink_roll[attacker] sinks the boat."""
     if cfg[K_ENEMY_ATTACK] == ENEMY_ATTACK_NONE:
         return
     for s in range(cfg[K_N_SHIPS]):
@@ -117,6 +117,6 @@ def enemy_attacks(state, ship, boat, cards, dist, cfg):
                 sink = cfg[K_SINK_NAVAL]
             else:
                 sink = cfg[K_SINK_MERCHANT]
-            if sink != NOT_ALLOWED and roll >= sink:
+            if sink != NOT_ALLOWED and roll_die(state, 10) >= sink:
                 boat[target, B_ON] = 0
                 boat[target, B_SUNK] = 1

@@ -11,7 +11,7 @@ is keyed on each kernel's own source file and does not see constants imported fr
 from __future__ import annotations
 
 #: "N/A" in a card table (a weapon that cannot be used, an attack the ship does not have,
-#: a ``sink_natural`` of null): far below any d10 result so a comparison never passes by accident.
+#: a ``sink_roll`` of null): far below any d10 result so a comparison never passes by accident.
 NOT_ALLOWED = -(1 << 30)
 
 #: Hard sizes of one battle (spec §4.2): ships on the display and U-boats in a wolfpack.

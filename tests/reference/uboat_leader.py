@@ -44,7 +44,7 @@ RULE_OPTIONS = {
     "escort_redetect": ("skip_detected", ("skip_detected", "roll_anyway")),   # A21
     # placeholder rule modules (G15, G18, G19, G21)
     "uboat_attack": ("placeholder_d10", ("placeholder_d10",)),
-    "escort_movement": ("toward_detected", ("toward_detected", "toward_detected_or_sweep", "stationary")),
+    "escort_movement": ("toward_detected_or_sweep", ("toward_detected_or_sweep", "toward_detected", "stationary")),
     "enemy_attack": ("placeholder_d10", ("placeholder_d10", "none")),
     "reload": ("post_combat_only", ("post_combat_only", "submerged_end_of_round")),
     "post_combat_stress": ("plus_one", ("plus_one", "none")),
@@ -803,9 +803,9 @@ class Engagement:
             roll = d10(self.rng)
             if roll + self.chit_value(s) - self.pen(s) >= number:
                 self.add_stress(b, self.ea["hit_stress"])
-                sink = self.ea["sink_natural"]["escort" if s["escort"] else
-                                               ("naval" if s["kind"] == "N" else "merchant")]
-                if sink is not None and roll >= sink:
+                sink = self.ea["sink_roll"]["escort" if s["escort"] else
+                                            ("naval" if s["kind"] == "N" else "merchant")]
+                if sink is not None and d10(self.rng) >= sink:
                     b["on"], b["sunk"] = False, True
 
     def end_of_round(self):

@@ -57,7 +57,7 @@ CASES = {
          "policy": {"approach": "submerged", "break_off": "never", "attack_range": 1}},
         {"tactics_timing": "per_roll", "silent_running_move": "normal_move", "silent_running_marker": "end_of_battle",
          "reveal_timing": "after_move", "bearing_beyond_3": "cap_3", "escort_redetect": "roll_anyway",
-         "escort_movement": "toward_detected_or_sweep", "reload": "submerged_end_of_round",
+         "escort_movement": "toward_detected", "reload": "submerged_end_of_round",
          "post_combat_stress": "none"}),
     "pack_dive_break_when_detected": (
         {"convoy": 37, "tactics": 1,
@@ -328,3 +328,23 @@ def test_engagement_params_model_rejects_unknown_and_duplicates():
         prepare("engagement", {"policy": {"bogus": 1}})
     with pytest.raises(ValidationError, match="each U-boat once only"):
         prepare("engagement", {"uboats": [{"id": "U-98"}, {"id": "U-98"}]})
+
+
+# ----------------------------------------------------------------- issue 11 item 13: defaults
+def test_default_modules_make_no_approach_immune_and_say_they_are_placeholders():
+    """With the shipped placeholder modules every approach can lose the boat (the source makes
+    none immune) and a surfaced veteran VIIC is not lost in most contacts: the first placeholder
+    set gave 81% surfaced and exactly 0 submerged (undetected escorts never moved, and every
+    escort attack sank on a natural 10). Every engagement result says it is placeholder-driven."""
+    lost = {}
+    for approach in ("surfaced", "submerged", "dive_on_detection"):
+        _, _, prep = prepare("engagement", {"convoy": 37, "policy": {"approach": approach}})
+        assert any("PLACEHOLDER rule modules" in n for n in prep.notes)
+        assert {"rules.escort_movement", "rules.enemy_attack"} <= {ph.path for ph in prep.placeholders}
+        mean, var, n = moments(run(prep, 40_000, seed=3)["p_uboat_lost"])
+        lost[approach] = (mean, np.sqrt(var / n))
+    for approach, (mean, se) in lost.items():
+        assert mean - 5 * se > 0, f"{approach}: a U-boat is never lost ({mean})"
+    surfaced, se = lost["surfaced"]
+    assert surfaced + 5 * se < 0.5, f"surfaced loss {surfaced:.3f}: a contact should not usually sink the boat"
+    assert lost["submerged"][0] < lost["dive_on_detection"][0] < surfaced

@@ -338,7 +338,7 @@ def compile_engagement(p, ctx: Context, gd: GameData, chits: list[int]) -> Battl
     cfg[S.K_SUBMERGED_REACH] = ea["submerged_reach"]
     cfg[S.K_HIT_STRESS] = ea["hit_stress"]
     for key, kind in ((S.K_SINK_ESCORT, "escort"), (S.K_SINK_NAVAL, "naval"), (S.K_SINK_MERCHANT, "merchant")):
-        cfg[key] = _int_or_na(ea["sink_natural"][kind], f"combat.enemy_attack_module.sink_natural.{kind}")
+        cfg[key] = _int_or_na(ea["sink_roll"][kind], f"combat.enemy_attack_module.sink_roll.{kind}")
     cfg[S.K_RELOAD_PER_ROUND] = combat["reload_module"]["per_round"]
     for d, c in deck_cards.items():
         cfg[S.K_DECK_SIZE + d] = len(c)

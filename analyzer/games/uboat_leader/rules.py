@@ -43,7 +43,7 @@ ESCORT_REDETECT = _opt("escort_redetect", ["skip_detected", "roll_anyway"],
 UBOAT_ATTACK = _opt("uboat_attack", ["placeholder_d10"],
                     "PLACEHOLDER module for torpedo/gun attacks and damage (spec §5.1), not a published rule",
                     "G15")
-ESCORT_MOVEMENT = _opt("escort_movement", ["toward_detected", "toward_detected_or_sweep", "stationary"],
+ESCORT_MOVEMENT = _opt("escort_movement", ["toward_detected_or_sweep", "toward_detected", "stationary"],
                        "PLACEHOLDER module for escort movement (spec §5.2; the source stops at 'igual a su "
                        "valor de'), not a published rule", "G18")
 ENEMY_ATTACK = _opt("enemy_attack", ["placeholder_d10", "none"],
