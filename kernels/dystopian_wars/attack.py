@@ -137,9 +137,25 @@ def resolve_attack_locals(s0, s1, s2, s3, buf, lanes, state, n_dice, t, hit_valu
 
 @unmanaged_jit
 def attack_trial(state, values, counters, ws, args):
-    """One attack: the values of :data:`ATTACK_METRICS`; counters (explosion caps hit, dice rolled)."""
-    (n_dice, hit_value, hit_explodes, hit_n, n_defense, cancel_value, cancel_explodes, cancel_n,
-     dr, cr, hp, hp_lost, small_hp_rule, crit_values, crit_cum) = args
+    """One attack: the values of :data:`ATTACK_METRICS`; counters (explosion caps hit, dice rolled).
+
+    A flyer attacking within 8" first takes the target's Ack Ack (§11: "l'AA viene risolto
+    prima dell'attacco dei volanti"): ``aa_n`` AA dice at the flyer's DR/CR; the HP it loses
+    select its attack dice from ``dice_by_flyer_damage`` (gunnery -1 AD per HP, 0 once destroyed).
+    With ``aa_n == 0`` no AA die is rolled and the attack uses ``dice_by_flyer_damage[0]``."""
+    (dice_by_flyer_damage, hit_value, hit_explodes, hit_n, n_defense, cancel_value, cancel_explodes, cancel_n,
+     dr, cr, hp, hp_lost, small_hp_rule, crit_values, crit_cum,
+     aa_n, aa_value, aa_explodes, aa_group_n, flyer_dr, flyer_cr, flyer_hp, flyer_hp_lost,
+     flyer_crit_values, flyer_crit_cum) = args
+    flyer_damage = 0
+    if aa_n > 0:
+        aa_hits = roll_pool(state, aa_n, aa_value, aa_explodes, aa_group_n, counters)
+        flyer_damage = attack_damage(state, aa_hits, flyer_dr, flyer_cr, flyer_hp, flyer_hp_lost, True,
+                                     small_hp_rule, flyer_crit_values, flyer_crit_cum)
+        last = dice_by_flyer_damage.shape[0] - 1
+        if flyer_damage > last:
+            flyer_damage = last
+    n_dice = dice_by_flyer_damage[flyer_damage]
     hits = attack_hits(state, n_dice, hit_value, hit_explodes, hit_n,
                        n_defense, cancel_value, cancel_explodes, cancel_n, counters)
     dmg = attack_damage(state, hits, dr, cr, hp, hp_lost, True, small_hp_rule, crit_values, crit_cum)

@@ -37,7 +37,7 @@ import numpy as np
 from kernels._jit import hot_jit, jit, parallel_jit, unmanaged_jit
 from kernels.dice import pool_total_locals
 from kernels.driver import run_trials
-from kernels.dystopian_wars.attack import resolve_attack_locals
+from kernels.dystopian_wars.attack import damage_from_hits, resolve_attack_locals
 from kernels.rng import uniform_int
 
 #: size limits of the compiled arrays (validated in Python before the kernel runs)
@@ -48,8 +48,8 @@ INITIATIVE_REROLL_CAP = 100
 
 # models[side, model, F_*]
 F_SQUAD, F_HP, F_DR, F_CR, F_AA, F_CC, F_POINTS, F_HP_LOST0, F_COMMODORE, F_N_WEAPONS, \
-    F_AP, F_CAN_BOARD, F_BOARDABLE, F_DIVING = range(14)
-N_FIELDS = 14
+    F_AP, F_CAN_BOARD, F_BOARDABLE, F_DIVING, F_ACK_ACK_DICE = range(15)
+N_FIELDS = 15
 # weapon type codes (analyzer.games.dystopian_wars.rules.WEAPON_CODE)
 W_PRIMARY, W_SECONDARY, W_ROCKET, W_TORPEDO = 0, 1, 2, 3
 # target policies
@@ -83,7 +83,11 @@ N_DUEL_COUNTERS = 3
 # number (rows 2..6; 0 and 1 are never used), AA/CC cancel dice, rout and bravery dice,
 # initiative (face sums), the boarded model's defence dice, melee dice (MD)
 DICE_CANCEL, DICE_ROUT, DICE_INITIATIVE, DICE_BOARD_DEFENSE, DICE_MELEE = range(7, 12)
-N_DICE_TABLES = 12
+#: Ack Ack dice fired at an attacking flyer (§11): at 4+ (flyers, obscured) and at 5-6 (small
+#: flyers), exploding or plain per ``rules.aa_vs_flyer_dice``; ``models[.., F_ACK_ACK_DICE]`` holds
+#: the table a flyer is shot at with (0: not a flyer)
+DICE_ACK_ACK_4, DICE_ACK_ACK_5 = 12, 13
+N_DICE_TABLES = 14
 
 #: The compiled duel as the kernel receives it (``DuelRecord.kernel_args()``): the sides
 #: (``models[side, model, F_*]``, weapons, the to-hit number of every (attacker, weapon,
@@ -104,7 +108,7 @@ DUEL_STATE = np.dtype([("hp_lost", np.int64, (2, MAX_MODELS)), ("alive", np.int6
                        ("brk", np.int64, (2, MAX_MODELS)), ("activated", np.int64, (2, MAX_MODELS)),
                        ("lost_now", np.int64, (MAX_MODELS,)), ("declared", np.int64, (MAX_MODELS * MAX_WEAPONS, 3)),
                        ("comm_lost", np.int64, (2,)), ("rout_fails", np.int64, (2,)), ("captured", np.int64, (2,)),
-                       ("ap", np.int64, (2, MAX_MODELS))])
+                       ("ap", np.int64, (2, MAX_MODELS)), ("aa_lost", np.int64, (2,))])
 
 
 # ----------------------------------------------------------------------------- the stream as one value
@@ -342,15 +346,33 @@ def resolve_fire(rng, state, x, band, n_declared, duel, battle, counters):
         i = battle.declared[q, 0]
         w = battle.declared[q, 1]
         j = battle.declared[q, 2]
-        if battle.alive[y, j] == 0:
+        if battle.alive[y, j] == 0 or battle.alive[x, i] == 0:
             continue
         kind = duel.w_type[x, i, w]
+        ack_ack = duel.models[x, i, F_ACK_ACK_DICE]
+        aa = aux_dice(duel.models[y, j, F_AA], battle.hp_lost[y, j])
+        if ack_ack > 0 and band == 1 and aa > 0:
+            # §11 Ack Ack: "l'AA viene risolto prima dell'attacco dei volanti" -- the target's AA
+            # fires at the flyer first (its one AA use against this attack)
+            rng, aa_hits = roll(rng, aa, ack_ack, duel.dice_value, duel.dice_explodes, duel.dice_n, counters)
+            store_stream(state, rng)
+            battle.hp_lost[x, i] += damage_from_hits(state, aa_hits, duel.models[x, i, F_DR], duel.models[x, i, F_CR],
+                                                     duel.models[x, i, F_HP], battle.hp_lost[x, i], True,
+                                                     duel.settings[S_SMALL_HP], duel.crit_values, duel.crit_cum)
+            rng = load_stream(state)
+            if battle.hp_lost[x, i] >= duel.models[x, i, F_HP]:
+                battle.alive[x, i] = 0                   # shot down before it fires
+                battle.aa_lost[0] += 1
+                if duel.models[x, i, F_COMMODORE] != 0:
+                    battle.aa_lost[1] = 1
+                continue
+            aa = 0
         n_dice = duel.w_ad[x, i, w, b]
         if kind == W_PRIMARY or kind == W_SECONDARY:      # spec 0.5 degrade
             n_dice = max(1, n_dice - battle.hp_lost[x, i])
         n_defense = 0
         if kind == W_ROCKET:
-            n_defense = aux_dice(duel.models[y, j, F_AA], battle.hp_lost[y, j])
+            n_defense = aa
         elif kind == W_TORPEDO:
             n_defense = aux_dice(duel.models[y, j, F_CC], battle.hp_lost[y, j])
         rng, damage = attack(rng, state, n_dice, duel.to_hit[x, i, w, j, b], n_defense, y, j, duel, battle,
@@ -534,6 +556,8 @@ def duel_trial(state, values, counters, ws, duel):
             dist, band = move(x, s, turn, dist, duel, battle)                           # step 2
             for s_y in range(duel.n_squads[y]):
                 battle.lost_now[s_y] = 0
+            battle.aa_lost[0] = 0
+            battle.aa_lost[1] = 0
             comm_now = False
             if band <= duel.settings[S_RANGE_BANDS]:
                 rng, n_declared = declare(rng, state, x, s, band, duel, battle)        # step 3
@@ -545,8 +569,18 @@ def duel_trial(state, values, counters, ws, duel):
             if not side_alive(y, duel, battle):          # the duel ends at once, no tests
                 winner = x
                 break
+            if not side_alive(x, duel, battle):          # its last flyers fell to Ack Ack
+                winner = y
+                break
             rng = rout_tests(rng, y, comm_now, duel, battle, counters)                 # step 5
-            if had_break:
+            if battle.aa_lost[0] > 0 or battle.aa_lost[1] > 0:
+                # flyers of squadron s shot down by Ack Ack: its side tests too (§8: a squadron
+                # that loses a model; all of x's squadrons if that was its commodore)
+                for s_x in range(duel.n_squads[x]):
+                    battle.lost_now[s_x] = 0
+                battle.lost_now[s] = battle.aa_lost[0]
+                rng = rout_tests(rng, x, battle.aa_lost[1] != 0, duel, battle, counters)
+            if had_break and squadron_alive(x, s, duel, battle):
                 rng = bravery_test(rng, x, s, duel, battle, counters)                  # step 6
             x = y
         if winner >= 0:

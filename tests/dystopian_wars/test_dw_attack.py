@@ -30,9 +30,21 @@ ATTACK_CASES = [
     ({"attack_dice": 20, "target": {"dr": 3, "cr": 4, "hp": 9}, "critical_hp": 3}, {}),
     ({"attacker": {"profile": "battleship", "weapon": "main_turrets"}, "range_band": 1,
       "target": {"profile": "cruiser"}}, {}),
+    # issue 11 item 3: Ack Ack before a flyer's attack (the target profile's AA, explicit aa_dice,
+    # small flyers 5-6, plain AA dice, rockets keep their AD, linked partners unaffected)
+    ({"attack_dice": 8, "range_band": 1, "attacker": {"state": "flying", "dr": 3, "cr": 5, "hp": 3},
+      "target": {"profile": "battleship"}}, {}),
+    ({"attack_dice": 9, "range_band": 1, "hp_lost": 1, "critical_hp": 2, "aa_dice": 5,
+      "attacker": {"state": "flying", "size": "small", "dr": 2, "cr": 4, "hp": 4},
+      "target": {"dr": 5, "cr": 8, "hp": 6}}, {"aa_vs_flyer_dice": "plain"}),
+    ({"attack_dice": 7, "weapon": "rocket", "range_band": 1, "aa_dice": 4, "defense_dice": 2,
+      "attacker": {"state": "flying", "dr": 2, "cr": 3, "hp": 2}, "target": {"dr": 4, "cr": 7, "hp": 4}}, {}),
+    ({"attack_dice": 6, "linked_ad": [6, 4], "range_band": 1, "aa_dice": 3,
+      "attacker": {"state": "obscured", "dr": 3, "cr": 6, "hp": 4}, "target": {"dr": 5, "cr": 8, "hp": 6}}, {}),
 ]
 IDS = ["ad10", "rockets-aa", "torpedo-small", "rb1-degraded", "mod1-one_hit", "mod2", "mine-plain",
-       "small-destroyed", "small-off", "critical_hp3", "profiles"]
+       "small-destroyed", "small-off", "critical_hp3", "profiles", "flyer-profile-aa", "small-flyer-plain-aa",
+       "flyer-rockets-aa", "obscured-linked-aa"]
 
 
 def _float_dist(d: dict) -> dict:
@@ -200,3 +212,37 @@ def test_every_rule_option_is_declared_once():
     used = {o.name for q in questions.questions_of("dystopian_wars") for o in q.rule_options}
     assert used == set(OPTIONS)
     assert (ROOT / "docs" / "models" / "dystopian_wars.md").is_file()
+
+
+# ----------------------------------------------------------------- issue 11 item 3: Ack Ack first
+def _mean(ex):
+    return float(sum(v * p for v, p in zip(ex.values, ex.probs)))
+
+
+def test_ack_ack_resolved_before_a_flyer_attacks():
+    """Source: "l'AA viene risolto prima dell'attacco dei volanti". A flyer's gunnery loses 1 AD
+    per HP the AA takes and a destroyed flyer does not fire: with 6 AA dice (battleship profile)
+    the flyer's expected hits fall below the unopposed 8 dice, by exactly the mixture over its
+    HP loss (the case is pinned against the reference's Fractions in the parametrised tests)."""
+    flyer = {"state": "flying", "dr": 3, "cr": 5, "hp": 3}
+    base = {"attack_dice": 8, "range_band": 1, "attacker": flyer, "target": {"profile": "battleship"}}
+    opposed, _ = prepare("attack", base)
+    unopposed, _ = prepare("attack", dict(base, aa_dice=0))
+    hits_opposed = _mean(opposed.exact()["hits"])
+    hits_unopposed = _mean(unopposed.exact()["hits"])
+    assert hits_unopposed == pytest.approx(8 * (3 / 6 + 2 / 6) * 6 / 5, rel=1e-12)  # 8 dice at 3+ (RB1 primary)
+    assert hits_opposed < hits_unopposed - 1.0
+    assert any("Ack Ack first" in n for n in opposed.notes)
+    assert any("no Ack Ack" in n for n in unopposed.notes)
+    # beyond 8in no AA is fired, and every run says so
+    far, _ = prepare("attack", dict(base, range_band=2))
+    assert any("beyond 8in" in n for n in far.notes)
+    assert _mean(far.exact()["hits"]) == pytest.approx(8 * (2 / 6 + 2 / 6) * 6 / 5, rel=1e-12)  # 4+ in RB2
+
+
+def test_ack_ack_refused_where_the_source_does_not_allow_it():
+    with pytest.raises(Exception, match="Ack Ack answers only a flyer"):
+        prepare("attack", {"attack_dice": 8, "aa_dice": 3, "target": {"dr": 5, "cr": 8, "hp": 6}})
+    with pytest.raises(Exception, match="needs dr, cr, hp"):
+        prepare("attack", {"attack_dice": 8, "range_band": 1, "aa_dice": 3, "attacker": {"state": "flying"},
+                           "target": {"dr": 5, "cr": 8, "hp": 6}})

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import yaml
 from dw_helpers import (GAME_DIR, assert_two_sample_histograms, prepare, sample_histogram, sample_mean_se,
-                        simulate)
+                        simulate, summary)
 
 from analyzer.games.dystopian_wars.rules import RuleError
 from tests.reference import dystopian_wars as ref
@@ -34,6 +34,9 @@ TEST_FLEET = {"profiles": {
                "weapons": [{"name": "bombs", "type": "bomb", "ad": [6, 0, 0, 0]},
                            {"name": "mg", "type": "secondary", "ad": [2, 2, 0, 0]},
                            {"name": "mine", "type": "mine", "ad": [3, 0, 0, 0]}]},
+    "gunship": {"size": "small", "capital": False, "points": 30, "mv": 10, "hp": 3, "dr": 3, "cr": 5, "aa": 1, "cc": 0,
+                "weapons": [{"name": "guns", "type": "primary", "ad": [4, 3, 0, 0]},
+                            {"name": "rockets", "type": "rocket", "ad": [3, 3, 0, 0]}]},
 }}
 CRITICAL_TABLE = [{"effect": "light", "hp_damage": 1, "weight": 2}, {"effect": "heavy", "hp_damage": 3, "weight": 1}]
 
@@ -121,6 +124,12 @@ MC_CASES = {
         "range": {"mode": "closing", "start": 33.5, "speed_a": 4.5, "min_distance": 2},
         "target_policy": {"a": "weakest", "b": "strongest"}, "max_turns": 6},
         {"fractional_range": "lower_band", "small_hp_critical": "destroyed"}, True),
+    # issue 11 item 3: Ack Ack before every flyer attack in RB1 (small flyers at 5-6, plain AA dice)
+    "ack-ack-small-flyers": ({
+        "side_a": {"squadrons": [{"models": [{"profile": "gunship", "count": 3, "state": "flying"}]}]},
+        "side_b": {"squadrons": [{"models": [{"profile": "cruiser", "count": 2, "commodore": False}]}]},
+        "range": {"mode": "fixed", "bands": [2, 1]}, "max_turns": 6},
+        {"aa_vs_flyer_dice": "plain"}, False),
 }
 
 
@@ -215,8 +224,20 @@ def test_every_duel_run_states_its_simplifications(folder):
     prepared, _ = prepare("duel", params, rules, scenario_dir=folder)
     text = " | ".join(prepared.notes)
     for said in ("one shared distance", "+1D6 'near the commodore'", "no squadron linking of AA/CC",
-                 "AA is not resolved before flyers attack", "left out: positions"):
+                 "Ack Ack (§11 'l'AA viene risolto prima dell'attacco dei volanti')", "left out: positions"):
         assert said in text, said
     board = dict(params, boarding={"enabled": True})
     text = " | ".join(prepare("duel", board, rules, scenario_dir=folder)[0].notes)
     assert "every model in range band 1 counts as within 4in" in text
+
+
+def test_ack_ack_shoots_down_flyers_before_they_attack(folder):
+    """Issue 11 item 3 (source: "l'AA viene risolto prima dell'attacco dei volanti"). Side B's
+    cruisers cannot fire at flyers in RB1 (§11), so before Ack Ack was modelled side A's
+    bombers never lost anything; now the cruisers' AA shoots some down before they attack."""
+    params = {"side_a": {"squadrons": [{"models": [{"profile": "bomber", "count": 2, "state": "flying"}]}]},
+              "side_b": {"squadrons": [{"models": [{"profile": "cruiser", "count": 2}]}]},
+              "range": {"mode": "fixed", "bands": [1]}, "max_turns": 3}
+    prepared, _ = prepare("duel", params, {}, scenario_dir=folder)
+    s, _ = summary(prepared, simulate(prepared, 20_000), "points_destroyed_a")
+    assert s.mean - 5 * s.se > 0, f"no bomber ever lost: {s.mean}"

@@ -141,3 +141,12 @@ def test_auto_allocations_include_partial_links():
     assert {pair for pair in ("w0+w1", "w0+w2", "w1+w2") if any(f"L[{pair}]" in lab for lab in partial)} == {
         "w0+w1", "w0+w2", "w1+w2"}
     assert len([lab for lab in labels if "[linked]" in lab]) == 2        # all three linked, on each target
+
+
+def test_flyers_in_rb1_say_ack_ack_is_not_modelled():
+    """Issue 11 item 3: where a question cannot model Ack Ack, every run says so."""
+    flyers = dict(SMALL, range_band=1, attacker={"capital": False, "state": "flying"})
+    prepared, _ = prepare("fire_allocation", flyers)
+    assert any("Ack Ack is NOT modelled" in n for n in prepared.notes)
+    prepared, _ = prepare("fire_allocation", SMALL)
+    assert not any("Ack Ack" in n for n in prepared.notes)

@@ -47,6 +47,7 @@ RULE_OPTIONS = {
     "ram_no_crits": ("rr_reply", ("rr_reply", "no_reply_crits")),
     # source line 501: the mine's hits apply "sia in superficie che immersi" (one roll for all)
     "mine_vs_submerged": ("same_roll", ("same_roll", "submerged_number")),
+    "aa_vs_flyer_dice": ("exploding", ("exploding", "plain")),
     "boarding_defender_dice": ("current_ap", ("current_ap", "fig_md")),  # Amb 11
     "both_zero_ap": ("no_capture", ("no_capture", "derelict")),         # Amb 11 (not stated)
     "fractional_range": ("next_band", ("next_band", "lower_band")),     # Amb 13
@@ -544,8 +545,47 @@ def _weapon_from_profile(data, prof_name, weapon):
 # --------------------------------------------------------------------------- attack
 
 ATTACK_KEYS = {"attack_dice", "weapon", "range_band", "hp_lost", "attacker", "target",
-               "defense_dice", "to_hit_modifier", "linked_ad", "own_linked_ad", "critical_hp"}
-ATTACKER_KEYS = {"capital", "state", "profile", "weapon"}
+               "defense_dice", "to_hit_modifier", "linked_ad", "own_linked_ad", "critical_hp", "aa_dice"}
+ATTACKER_KEYS = {"capital", "state", "profile", "weapon", "size", "dr", "cr", "hp"}
+
+# "l'AA colpisce i volanti e gli oscurati al 4,5,6" / "l'AA colpisce i piccoli e i minuscoli volanti
+# al 5 o al 6" (source, AA e CC)
+AA_NEEDS = {"small": 5, "tiny": 5}
+AA_NEEDS_OTHER = 4
+
+
+def ack_ack(params, att, prof, tgt_spec, tgt, band, state, hp_lost, data, rules):
+    """Source, "Ack Ack": used when a flyer uses its AD against a model within 8in; "l'AA viene
+    risolto prima dell'attacco dei volanti". Returns the flyer as a target dict plus its AA
+    dice and number, or None when no AA is fired."""
+    if state not in ("flying", "obscured") or band != 1:
+        if params.get("aa_dice"):
+            raise ValueError("aa_dice: only against a flyer attacking within 8in (RB1)")
+        return None
+    n = params.get("aa_dice")
+    if n is None:
+        n = 0
+        tp = tgt_spec.get("profile") if isinstance(tgt_spec, dict) else None
+        if tp and "aa" in _profile(data, tp):
+            n = degrade_aux(int(_profile(data, tp)["aa"]), tgt["hp_lost"])
+    n = int(n)
+    if n == 0:
+        return None
+    flyer = {"size": "medium", "state": state, "hp_lost": hp_lost}
+    for k in ("size", "dr", "cr", "hp"):
+        if att.get(k) is not None:
+            flyer[k] = att[k]
+        elif prof is not None and k in prof:
+            flyer[k] = prof[k]
+    if any(k not in flyer for k in ("dr", "cr", "hp")):
+        raise ValueError("a flyer facing Ack Ack needs dr, cr, hp")
+    if flyer["size"] == "tiny":
+        raise ValueError("tiny flyers: not modelled")
+    if not 0 <= hp_lost < flyer["hp"]:
+        raise ValueError("hp_lost must be < the flyer's hp")
+    need = AA_NEEDS.get(flyer["size"], AA_NEEDS_OTHER)
+    return {"n": n, "t": need, "explode": rules["aa_vs_flyer_dice"] == "exploding", "flyer": flyer,
+            "cpmf": crit_pmf(data, params.get("critical_hp"))}
 
 
 def resolve_attack(params, rules, data):
@@ -610,12 +650,23 @@ def resolve_attack(params, rules, data):
     check_legal(wtype, band, state, tgt, rules)
     t = to_hit_number(wtype, band, attacker, tgt, rules, data)
     explode = not (wtype == "mine" and rules["mine_dice"] == "plain")
+    aa = ack_ack(params, att, prof, params.get("target"), tgt, band, state, hp_lost, data, rules)
+    # the leading weapon's dice once the flyer has lost k more HP to Ack Ack (linked dice unchanged)
+    others = n - degrade(base_ad, hp_lost, wtype)
     return {"n": n, "t": t, "mod": mod, "explode": explode, "defense": dd, "target": tgt,
-            "cpmf": crit_pmf(data, params.get("critical_hp")), "weapon": wtype}
+            "cpmf": crit_pmf(data, params.get("critical_hp")), "weapon": wtype, "aa": aa,
+            "dice_after": lambda k: degrade(base_ad, hp_lost + k, wtype) + others}
 
 
 def _attack_trial(rng, a, rules):
-    hits = roll_hits(rng, a["n"], a["t"], a["mod"], a["explode"], rules["modified_six"])
+    n = a["n"]
+    aa = a["aa"]
+    if aa is not None:
+        aa_hits = roll_hits(rng, aa["n"], aa["t"], 0, aa["explode"], rules["modified_six"])
+        lost = damage_from_hits(aa_hits, aa["flyer"], True, rules, rng, aa["cpmf"])
+        fl = aa["flyer"]
+        n = 0 if fl["hp_lost"] + lost >= fl["hp"] else a["dice_after"](lost)
+    hits = roll_hits(rng, n, a["t"], a["mod"], a["explode"], rules["modified_six"])
     if a["defense"]:
         hits = max(0, hits - roll_cancels(rng, a["defense"]))
     tgt = a["target"]
@@ -665,7 +716,24 @@ def exact_attack(params, rules=None, data=None, H=None):
     a = resolve_attack(params, rules, data)
     if H is None:
         H = 3 * a["n"] + 60
-    pm, tail = attack_hits_pmf(a, rules, H)
+    aa = a["aa"]
+    if aa is None:
+        pm, tail = attack_hits_pmf(a, rules, H)
+    else:
+        # Ack Ack first: P(the flyer loses k HP), then the attack with the dice it has left
+        fl = aa["flyer"]
+        aa_pm = pool_pmf(aa["n"], aa["t"], 0, aa["explode"], rules["modified_six"], 3 * aa["n"] + 60)
+        lost = {}
+        for h, p in enumerate(aa_pm):
+            if p:
+                for k, q in damage_pmf_given_hits(h, fl, True, rules, aa["cpmf"]).items():
+                    lost[k] = lost.get(k, 0) + p * q
+        pm, tail = [Fraction(0)] * (H + 1), Fraction(0)
+        for k, q in lost.items():
+            n_k = 0 if fl["hp_lost"] + k >= fl["hp"] else a["dice_after"](k)
+            pm_k, tail_k = attack_hits_pmf(dict(a, n=n_k), rules, H)
+            pm = [x + q * y for x, y in zip(pm, pm_k)]
+            tail += q * tail_k
     tgt = a["target"]
     rem = tgt["hp"] - tgt["hp_lost"]
     hits_d = {h: p for h, p in enumerate(pm) if p}
@@ -1453,10 +1521,26 @@ def _duel_trial(c, rules, data, rng):
                         k += 1
                         declared.append((i, w, j))
             # 3. resolve in declaration order
+            shot_down, shot_down_commodore = 0, False
             for i, w, j in declared:
-                if not alive[y][j]:
-                    continue  # target already destroyed: the attack is lost
+                if not alive[y][j] or not alive[x][i]:
+                    continue  # target already destroyed (or attacker shot down): the attack is lost
                 am, tm = sides[x]["models"][i], sides[y]["models"][j]
+                aa_left = degrade_aux(tm["aa"], hp_lost[y][j])
+                if am["state"] in ("flying", "obscured") and band == 1 and aa_left > 0:
+                    # Ack Ack: "l'AA viene risolto prima dell'attacco dei volanti"; the attacked
+                    # model's AA only; AA hits flyers on 4+, small flyers on 5-6
+                    need = AA_NEEDS.get(am["size"], AA_NEEDS_OTHER)
+                    aa_hits = roll_hits(rng, aa_left, need, 0, rules["aa_vs_flyer_dice"] == "exploding",
+                                        rules["modified_six"])
+                    flyer = {"dr": am["dr"], "cr": am["cr"], "hp": am["hp"], "hp_lost": hp_lost[x][i]}
+                    hp_lost[x][i] += damage_from_hits(aa_hits, flyer, True, rules, rng, c["cpmf"])
+                    aa_left = 0  # spent on the flyer, none left to cancel its rockets
+                    if hp_lost[x][i] >= am["hp"]:
+                        alive[x][i] = False
+                        shot_down += 1
+                        shot_down_commodore = shot_down_commodore or am["commodore"]
+                        continue
                 n = degrade(w["ad"][band - 1], hp_lost[x][i], w["type"])
                 tgt = {"size": tm["size"], "state": tm["state"], "fast": tm["fast"], "elusive": tm["elusive"],
                        "dr": tm["dr"], "cr": tm["cr"], "hp": tm["hp"], "hp_lost": hp_lost[y][j]}
@@ -1464,7 +1548,7 @@ def _duel_trial(c, rules, data, rng):
                                   tgt, rules, data)
                 hits = roll_hits(rng, n, t, 0, True, rules["modified_six"])
                 if w["type"] == "rocket":
-                    hits = max(0, hits - roll_cancels(rng, degrade_aux(tm["aa"], hp_lost[y][j])))
+                    hits = max(0, hits - roll_cancels(rng, aa_left))
                 elif w["type"] == "torpedo":
                     hits = max(0, hits - roll_cancels(rng, degrade_aux(tm["cc"], hp_lost[y][j])))
                 hp_lost[y][j] += damage_from_hits(hits, tgt, True, rules, rng, c["cpmf"])
@@ -1475,6 +1559,9 @@ def _duel_trial(c, rules, data, rng):
                         comm_now = True
             if not side_alive(y):
                 winner = x
+                break
+            if not side_alive(x):
+                winner = y
                 break
             # 3b. boardings at 4in (§4 step 6; spec §7 "Boarding step")
             in_reach = (dist <= BOARDING_INCHES) if c["range"]["mode"] == "closing" else band == 1
@@ -1538,8 +1625,19 @@ def _duel_trial(c, rules, data, rng):
                     if not test(y, s2, lost_total):
                         brk[y][s2] = True
                         rout_fails[y] += 1
+            # 4'. the active side's own tests when Ack Ack shot down flyers of squadron s
+            if shot_down or shot_down_commodore:
+                new_comm_x = shot_down_commodore and not comm_lost[x]
+                if new_comm_x:
+                    comm_lost[x] = True
+                for s2 in range(len(sides[x]["squads"])):
+                    if sq_alive(x, s2) and ((s2 == s and shot_down) or new_comm_x):
+                        lost_total = sum(1 for i in sides[x]["squads"][s2] if not alive[x][i])
+                        if not test(x, s2, lost_total):
+                            brk[x][s2] = True
+                            rout_fails[x] += 1
             # 5. bravery test (7b) for the active squadron if it had Break before activating
-            if had_break:
+            if had_break and sq_alive(x, s):
                 lost_total = sum(1 for i in sides[x]["squads"][s] if not alive[x][i])
                 if test(x, s, lost_total):
                     brk[x][s] = False

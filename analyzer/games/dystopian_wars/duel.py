@@ -21,7 +21,7 @@ from pydantic import Field, model_validator
 from analyzer.games.dystopian_wars import plots as dw_plots
 from analyzer.games.dystopian_wars.common import stacked_tables
 from analyzer.games.dystopian_wars.data import GameData, State, Strict, crit_cumulative
-from analyzer.games.dystopian_wars.rules import (SMALL_HP_CODE, WEAPON_CODE, RuleError, cancel_faces,
+from analyzer.games.dystopian_wars.rules import (AIR, SMALL_HP_CODE, WEAPON_CODE, RuleError, cancel_faces,
                                                   hit_faces, illegal_reason, options, plain_faces, rout_faces,
                                                   to_hit_number)
 from analyzer.games.counters import POOL_COUNTERS
@@ -178,6 +178,11 @@ def compile_arrays(sides: list[dict], rules: dict, data: dict) -> dict:
             models[x, i, k.F_CAN_BOARD] = int(m["state"] != "submerged")
             models[x, i, k.F_BOARDABLE] = int(m["state"] != "submerged" and m["size"] != "tiny")
             models[x, i, k.F_DIVING] = int(m["state"] == "diving")
+            if m["state"] in AIR and m["size"] == "tiny":
+                raise RuleError(f"side {'AB'[x]}: model {m['profile']!r} is a tiny flyer: wings take AA by their own "
+                                f"rule (a 6 destroys a base, §13), not modelled by the duel")
+            if m["state"] in AIR:     # §11 Ack Ack: small flyers are hit on 5-6, others on 4+
+                models[x, i, k.F_ACK_ACK_DICE] = k.DICE_ACK_ACK_5 if m["size"] == "small" else k.DICE_ACK_ACK_4
             mv[x, i] = m["mv"]
             for w, (wtype, ad) in enumerate(m["weapons"]):
                 w_type[x, i, w] = WEAPON_CODE[wtype]
@@ -209,8 +214,11 @@ DUEL_NOTES = (
     "rout tests: the +1D6 'near the commodore' goes to the squadron that contains its side's alive commodore, "
     "and to no other squadron (without positions no other squadron can be shown within 8in)",
     "AA and CC defend only the model attacked: no squadron linking of AA/CC dice",
-    "AA is not resolved before flyers attack (source: 'l'AA viene risolto prima dell'attacco dei volanti'): "
-    "flyers fire with their full AD; mines are ignored",
+    "Ack Ack (§11 'l'AA viene risolto prima dell'attacco dei volanti'): before each attack of a flyer (or "
+    "obscured model) in range band 1, the attacked model alone fires its AA at it (no squadron-mates); HP lost "
+    "lower the flyer's gunnery AD at once and a flyer shot down does not fire; against a flyer's rockets that AA "
+    "is spent on Ack Ack, not on cancelling; a squadron that loses flyers to Ack Ack takes its rout test after "
+    "the enemy's; tiny flyers (wings) are not modelled; mines are ignored",
 )
 BOARDING_NOTES = (
     "boarding on: within 4in (fixed range: every model in range band 1 counts as within 4in; closing: "
@@ -261,6 +269,9 @@ def dice_tables(rules: dict, data: dict, board: bool) -> tuple[np.ndarray, np.nd
                                    else hit_faces(t_def, 0, True, rules["modified_six"]))
     faces[k.DICE_MELEE] = hit_faces(data["to_hit"]["melee_dice"] if board else 4, 0,
                                     rules["melee_dice"] == "exploding", rules["modified_six"])
+    aa_explodes = rules["aa_vs_flyer_dice"] == "exploding"
+    faces[k.DICE_ACK_ACK_4] = hit_faces(data["to_hit"]["aa_vs_flyer"], 0, aa_explodes, rules["modified_six"])
+    faces[k.DICE_ACK_ACK_5] = hit_faces(data["to_hit"]["aa_vs_small_flyer"], 0, aa_explodes, rules["modified_six"])
     return stacked_tables([faces[row] for row in range(k.N_DICE_TABLES)])
 
 
@@ -273,7 +284,7 @@ class Duel(Question):
     rule_options = options("obscured_to_hit", "surface_vs_submerged", "primary_rb1_vs_set_number",
                            "modified_six", "fast_elusive_scope", "fractional_range", "initiative_tie",
                            "small_hp_critical", "melee_dice", "boarding_defender_dice", "both_zero_ap",
-                           "boarding_defense_dice")
+                           "boarding_defense_dice", "aa_vs_flyer_dice")
     primary_metric = "p_win_a"
     supports_exact = False
 

@@ -387,6 +387,10 @@ class FireAllocation(Question):
         n_bins = max(int(sum(t["hp"] - t["hp_lost"] for t in targets)) + len(targets), most_crits) + 2
         notes = ["targets: " + "; ".join(f"T{j} {t['size']} DR {t['dr']} CR {t['cr']} HP {t['hp'] - t['hp_lost']}"
                                                 f" hit on {t['t']}+" for j, t in enumerate(targets))]
+        if p.attacker.state in ("flying", "obscured") and p.range_band == 1:
+            notes.append("Ack Ack is NOT modelled here: the targets' AA would be resolved before these flyers attack "
+                         "(source: 'l'AA viene risolto prima dell'attacco dei volanti') and lower their AD; these "
+                         "flyers roll their full AD (the attack and duel questions model it)")
         args = (alloc_start, attack_ad, attack_target, hit_value, hit_explodes, hit_n, arr("defense"), *cancel_tab,
                 arr("dr"), arr("cr"), arr("hp"), arr("hp_lost"), small, crit_values, crit_cum, slot)
 

@@ -43,6 +43,12 @@ OPTIONS: dict[str, RuleOption] = {o.name: o for o in (
                "boarding melee dice (both sides): exploding hit table (source §12: melee dice use the hit "
                "table), or plain 4+ (a what-if: it contradicts the melee table the source spells out)",
                f"{_DIGEST} Amb 5", what_if=("plain",)),
+    RuleOption("aa_vs_flyer_dice", ("exploding", "plain"), "exploding",
+               "Ack Ack dice fired at an attacking flyer (§11, resolved before the flyer's attack): exploding "
+               "= the general hit table ('6 colpito due volte e tira ancora') at the AA number (4+, small "
+               "flyers 5-6); plain = one hit per success. The source gives the AA numbers but not whether "
+               "AA against flyers uses the hit table; AA's cancelling dice (5 = 1, 6 = 2) never explode",
+               f"{_DIGEST} §11 AA and CC, Amb 5"),
     RuleOption("mine_vs_submerged", ("same_roll", "submerged_number"), "same_roll",
                "a mine against a submerged model: same_roll = the one mine roll's hits apply to it as to "
                "a surface model (source: 'Il numero di colpiti verrà applicato a ogni modello ... sotto la "
