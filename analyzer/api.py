@@ -1,6 +1,7 @@
 """The Python API behind the CLI: run, exact, compare, write a run folder."""
 from __future__ import annotations
 
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -8,7 +9,7 @@ from typing import Callable
 
 import numba
 
-from analyzer import outputs, plots
+from analyzer import outputs, plots, questions, report, scenario as scenario_mod
 from analyzer.errors import ScenarioError
 from analyzer.questions import Prepared
 from analyzer.runner import (MIN_PAIRED_BATCHES, PointResult, exact_point, paired_chunk_size, paired_summary,
@@ -104,6 +105,7 @@ def write_run(scenario: Scenario, results: list[PointResult], out_root: Path, *,
             "plots": scenario.spec.plots,
         }, tmp / "plotmeta.json")
         plots.render(tmp, formats, scenario.question)
+        report.write_report(tmp)
         return outputs.commit_run_dir(tmp, final), summary
     except BaseException:
         outputs.discard_run_dir(tmp)
@@ -156,3 +158,70 @@ def compare(a: Scenario, b: Scenario, *, progress: ProgressFactory | None = None
             "example_values": outputs.unique_placeholders([ra, rb], examples=True),
         })
     return Comparison(a, b, out)
+
+
+def init_example(game: str, question: str | None, dest: Path, *, force: bool = False) -> list[Path]:
+    """Copy shipped example scenarios and every data file they read into ``dest``.
+
+    ``question`` given: its first shipped scenario; otherwise the first of each question of
+    ``game``. The data files are found by preparing every sweep point (what
+    :meth:`analyzer.questions.Context.find` records), so the copy runs as it is and a player
+    edits the values in ``dest`` (a data file beside a scenario overrides the shipped one).
+    Refuses to overwrite an existing file unless ``force``. Returns the files written.
+    """
+    game_dir = questions.SCENARIO_ROOT / game
+    known = questions.games_with_questions()
+    if game not in known or not game_dir.is_dir():
+        from analyzer.errors import suggest
+        raise ScenarioError("init", "game", f"unknown game {game!r}{suggest(game, known)}; allowed: {', '.join(known)}")
+    chosen: dict[str, Scenario] = {}
+    for path in scenario_mod.expand_targets([str(game_dir)]):
+        sc = scenario_mod.load(path)
+        if (question is None or sc.spec.question == question) and sc.spec.question not in chosen:
+            chosen[sc.spec.question] = sc
+    if not chosen:
+        names = sorted({sc.spec.question for sc in (scenario_mod.load(f) for f in
+                                                    scenario_mod.expand_targets([str(game_dir)]))})
+        raise ScenarioError("init", "question", f"no shipped example for {game}/{question}; questions with "
+                            f"examples: {', '.join(names)}")
+    copies: dict[Path, Path] = {}
+    for sc in chosen.values():
+        copies[dest / sc.path.name] = sc.path
+        for point in sc.points:
+            for entry in prepare_point(sc, point).data_files:
+                base = sc.path.parent if entry["origin"] == "scenario" else game_dir
+                copies[dest / entry["path"]] = base / entry["path"]
+    clash = [str(p) for p in copies if p.exists()]
+    if clash and not force:
+        raise ScenarioError("init", "dest", f"{', '.join(sorted(clash))} already exist(s); choose an empty "
+                            f"folder or pass --force to overwrite")
+    for target, source in sorted(copies.items()):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    return sorted(copies)
+
+
+def write_comparison(cmp: Comparison, out_root: Path) -> Path:
+    """A comparison folder ``<out>/<A>-vs-<B>/<run-id>/``: ``comparison.json`` (A, B and the
+    paired differences B - A with CIs, placeholders, provenance) and ``report.html``."""
+    doc = comparison_doc(cmp)
+    digest = f"{cmp.a.digest[:8]}{cmp.b.digest[:8]}"
+    tmp, final = outputs.new_run_dir(Path(out_root), f"{cmp.a.name}-vs-{cmp.b.name}", digest)
+    try:
+        outputs.write_json(doc, tmp / "comparison.json")
+        report.write_report(tmp)
+        return outputs.commit_run_dir(tmp, final)
+    except BaseException:
+        outputs.discard_run_dir(tmp)
+        raise
+
+
+def comparison_doc(cmp: Comparison) -> dict:
+    """What ``compare --json`` prints and ``comparison.json`` holds."""
+    from datetime import datetime, timezone
+
+    from analyzer import __version__
+    return {"a": str(cmp.a.path), "b": str(cmp.b.path), "name_a": cmp.a.name, "name_b": cmp.b.name,
+            "game": cmp.a.spec.game, "question": cmp.a.spec.question, "seed": cmp.a.spec.seed,
+            "version": __version__, "git_commit": outputs.git_commit(),
+            "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"), "points": cmp.points}

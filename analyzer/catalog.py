@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from types import UnionType
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
@@ -10,16 +10,36 @@ from analyzer import questions
 from analyzer.scenario import submodel
 
 
+_SIMPLE = {int: "int", float: "number", str: "text", bool: "true | false", dict: "mapping", list: "list",
+           type(None): "null"}
+_PLURAL = {"int": "ints", "number": "numbers", "text": "texts", "mapping": "mappings", "list": "lists"}
+
+
 def _type_name(annotation: Any) -> str:
-    """'int', 'a | b | c' for a Literal, 'int | list' for a union ..."""
+    """A type as a user writes it in YAML: 'int', 'list of ints', 'one of a | b | c',
+    'int or null', 'mapping (keys: ...)' -- never Python typing names."""
     origin = get_origin(annotation)
+    args = get_args(annotation)
+    if origin is Annotated:
+        return _type_name(args[0])
     if origin is Literal:
-        return " | ".join(str(a) for a in get_args(annotation))
+        return "one of " + " | ".join(str(a) for a in args)
     if origin in (Union, UnionType):
-        return " or ".join(_type_name(a) for a in get_args(annotation) if a is not type(None)) + \
-            (" or null" if type(None) in get_args(annotation) else "")
-    if origin is not None:
-        return getattr(origin, "__name__", str(origin))
+        text = " or ".join(_type_name(a) for a in args if a is not type(None))
+        return text + (" or null" if type(None) in args else "")
+    if origin in (list, tuple, set, frozenset):
+        if not args:
+            return "list"
+        inner = _type_name(args[0])
+        if inner.startswith("mapping ("):
+            return "list of mappings " + inner[len("mapping "):]
+        return f"list of {_PLURAL.get(inner, '(' + inner + ')')}"
+    if origin is dict:
+        return "mapping"
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return f"mapping (keys: {', '.join(annotation.model_fields)})"
+    if annotation in _SIMPLE:
+        return _SIMPLE[annotation]
     return getattr(annotation, "__name__", str(annotation).replace("typing.", ""))
 
 

@@ -70,43 +70,77 @@ def _fmt(s: dict) -> str:
     return f"{s['mean']:.4g} ± {s['se']:.2g}  [{s['ci_low']:.4g}, {s['ci_high']:.4g}]"
 
 
-MAX_TABLE_METRICS = 6
+def _cell(s: dict, mc: bool) -> str:
+    """One compact cell: ``mean±se`` (Monte Carlo) or the exact value."""
+    return f"{s['mean']:.4g}±{s['se']:.2g}" if mc and s["se"] else f"{s['mean']:.4g}"
+
+
+def _table_width(columns: list[list[str]]) -> int:
+    """Width rich needs for these columns (header + cells) without wrapping any cell."""
+    return 1 + sum(max(len(c) for c in col) + 3 for col in columns)
+
+
+def _summary_table(summary: dict, width: int) -> tuple[Table, str]:
+    """The summary as a table no wider than ``width`` (so no cell wraps): one metric per
+    row for a single point; otherwise one row per point with as many metric columns as fit
+    (the primary first), or, when even one does not fit, one row per (point, metric).
+    Returns the table and what was left out ("" when nothing)."""
+    points = summary["points"]
+    mc = summary["mode"] == "monte_carlo"
+    title = f"{summary['scenario']} ({summary['game']}/{summary['question']}, {summary['mode']})"
+    table = Table(title=title, title_justify="left")
+    names = list(points[0]["metrics"])
+    if len(points) == 1:
+        pt = points[0]
+        full = [_fmt(pt["metrics"][n]) for n in names]
+        use_full = _table_width([["metric"] + names, ["mean ± se  [95% CI]"] + full]) <= width
+        table.add_column("metric")
+        table.add_column(("mean ± se  [95% CI]" if use_full else "mean±se") if mc else "exact")
+        for name, text in zip(names, full):
+            table.add_row(name, text if use_full else _cell(pt["metrics"][name], mc))
+        return table, "" if use_full or not mc else "95% CIs in summary.json / points.parquet"
+    swept = list(points[0]["swept"])
+    swept_cols = [[c] + [str(pt["swept"][c]) for pt in points] for c in swept]
+    metric_cols = {n: [n + (" ±se" if mc else "")] + [_cell(pt["metrics"][n], mc) for pt in points] for n in names}
+    primary = summary.get("primary_metric")
+    order = ([primary] if primary in metric_cols else []) + [n for n in names if n != primary]
+    shown: list[str] = []
+    for name in order:
+        if _table_width(swept_cols + [metric_cols[n] for n in shown + [name]]) <= width:
+            shown.append(name)
+    if shown:
+        shown = [n for n in names if n in shown]        # the question's own metric order
+        for col in swept:
+            table.add_column(col)
+        for name in shown:
+            table.add_column(metric_cols[name][0], justify="right")
+        for i, pt in enumerate(points):
+            table.add_row(*[str(pt["swept"][c]) for c in swept], *[metric_cols[n][i + 1] for n in shown])
+        hidden = len(names) - len(shown)
+        return table, f"{hidden} more metric(s) in summary.json / points.parquet (a wider terminal shows more)" \
+            if hidden else ""
+    table.add_column("point")
+    table.add_column("metric")
+    table.add_column("mean±se" if mc else "exact", justify="right")
+    for pt in points:
+        label = ", ".join(f"{c}={pt['swept'][c]}" for c in swept)
+        for n in names:
+            table.add_row(label, n, _cell(pt["metrics"][n], mc))
+            label = ""
+    return table, ""
 
 
 def _print_summary(summary: dict, run_dir: Optional[Path]) -> None:
     points = summary["points"]
-    mc = summary["mode"] == "monte_carlo"
-    title = f"{summary['scenario']} ({summary['game']}/{summary['question']}, {summary['mode']})"
-    if len(points) == 1:
-        pt = points[0]
-        table = Table(title=title, title_justify="left")
-        table.add_column("metric")
-        table.add_column("mean ± se  [95% CI]" if mc else "exact")
-        for name, s in pt["metrics"].items():
-            table.add_row(name, _fmt(s))
-    else:
-        swept = list(points[0]["swept"])
-        names = list(points[0]["metrics"])
-        shown = names[:MAX_TABLE_METRICS]
-        table = Table(title=title, title_justify="left")
-        for col in swept:
-            table.add_column(col)
-        for name in shown:
-            table.add_column(name + (" (± se)" if mc else ""), justify="right")
-        for pt in points:
-            cells = [str(pt["swept"][c]) for c in swept]
-            for name in shown:
-                s = pt["metrics"][name]
-                cells.append(f"{s['mean']:.4g} ± {s['se']:.2g}" if mc and s["se"] else f"{s['mean']:.4g}")
-            table.add_row(*cells)
-        if len(names) > len(shown):
-            err.print(f"  ({len(names) - len(shown)} more metrics in summary.json / points.parquet)")
+    table, left_out = _summary_table(summary, err.width)
     trials = points[0]["trials"]
     caption = f"{trials:,} trials per point" if trials else "exact"
     if summary["placeholders"]:
         caption += f" · {len(summary['placeholders'])} PLACEHOLDER value(s) used (not in the rule source)"
     table.caption = caption
     err.print(table)
+    if left_out:
+        err.print(f"  ({left_out})", highlight=False)
     notes = sorted({n for pt in points for n in pt.get("notes", [])}, key=natural_key)
     for note in notes:
         err.print(f"  note: {note}", highlight=False, markup=False)
@@ -223,8 +257,12 @@ def compare(
     seed: Optional[int] = typer.Option(None, help="Seed for both (default: A's)."),
     threads: Optional[int] = typer.Option(None, help="Worker threads."),
     json_out: bool = typer.Option(False, "--json", help="Print the comparison JSON to stdout only."),
+    out: Path = typer.Option(Path("results"), help="Root folder for the comparison folder (comparison.json, "
+                                                   "report.html)."),
+    write: bool = typer.Option(True, help="Write the comparison folder."),
 ):
-    """Run A and B on common random numbers; report A, B and the paired difference B - A."""
+    """Run A and B on common random numbers; report A, B and the paired difference B - A
+    (console, and a folder with comparison.json and report.html)."""
     try:
         api.set_threads(threads)
     except ValueError as e:
@@ -240,8 +278,14 @@ def compare(
             cmp = api.compare(sa, sb)
     except ScenarioError as e:
         _fail(str(e))
-    doc = {"a": str(a), "b": str(b), "game": sa.spec.game, "question": sa.spec.question,
-           "seed": sa.spec.seed, "points": cmp.points}
+    doc = api.comparison_doc(cmp)
+    folder = None
+    if write:
+        try:
+            folder = api.write_comparison(cmp, out)
+        except UnsafePathError as e:
+            _fail(str(e))
+        doc["run_dir"] = str(folder)
     if json_out:
         typer.echo(json.dumps(doc, indent=2, default=str))
         return
@@ -261,6 +305,8 @@ def compare(
         placeholders += [ph for ph in pt["placeholders"] if ph not in placeholders]
         examples += [ex for ex in pt["example_values"] if ex not in examples]
     _print_provenance(placeholders, examples, where="compare --json")
+    if folder is not None:
+        err.print(f"[green]wrote[/] {folder}")
 
 
 @app.command()
@@ -306,6 +352,43 @@ def list_(
                            if o["what_if"] else "")
                 err.print(f"      rules.{o['name']}: {' | '.join(o['values'])} (default {o['default']}){what_if} "
                           f"{escape(o['doc'])}", highlight=False)
+
+
+@app.command()
+def init(
+    args: List[str] = typer.Argument(..., metavar="GAME [QUESTION] DIR",
+                                     help="The game (see 'analyzer list'), optionally one of its questions, and the "
+                                          "folder to write into."),
+    force: bool = typer.Option(False, help="Overwrite files that already exist in DIR."),
+):
+    """Copy a runnable example scenario (one per question, or QUESTION's) and every game data
+    file it reads into DIR. Edit the data files there: a file beside a scenario overrides the
+    shipped one, and 'strict: true' in the scenario proves no placeholder is left."""
+    if len(args) not in (2, 3):
+        _fail(f"init: expected GAME [QUESTION] DIR, got {len(args)} argument(s)")
+    game, question, dest = (args[0], None, Path(args[1])) if len(args) == 2 else (args[0], args[1], Path(args[2]))
+    try:
+        written = api.init_example(game, question, dest, force=force)
+    except (ScenarioError, DataError) as e:
+        _fail(str(e))
+    for p in written:
+        err.print(f"[green]wrote[/] {p}", highlight=False)
+    scen = [p for p in written if p.parent == dest]
+    err.print(f"run it: analyzer run {' '.join(str(p) for p in scen)}", highlight=False, markup=False)
+
+
+@app.command()
+def report(run_dir: Path = typer.Argument(..., help="A run folder (analyzer run / exact) or a comparison folder.")):
+    """Rebuild report.html, the self-contained page of a run: question, parameters, metrics with
+    CIs, plots, placeholders, rule options, notes and provenance."""
+    from analyzer.report import write_report
+    if not (run_dir / "summary.json").is_file() and not (run_dir / "comparison.json").is_file():
+        _fail(f"{run_dir}: not a run folder (needs summary.json, or comparison.json)")
+    try:
+        path = write_report(run_dir)
+    except (OSError, KeyError, ValueError, UnsafePathError) as e:
+        _fail(f"{run_dir}: cannot build the report: {e}")
+    err.print(f"[green]wrote[/] {path}")
 
 
 @app.command()

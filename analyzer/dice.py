@@ -46,7 +46,7 @@ def hit_table(hit_on: int = 4, double_on: int | None = 6, explode_on: int | None
     return value, explodes
 
 
-#: AA / CC cancellation (rules/dystopian_wars.md §11): a 5 cancels 1 hit, a 6 cancels 2.
+#: AA / CC cancellation (docs/rules/dystopian_wars.md §11): a 5 cancels 1 hit, a 6 cancels 2.
 CANCEL_TABLE = hit_table(hit_on=5, double_on=6, explode_on=None)
 
 

@@ -112,7 +112,7 @@ def summary_dict(scenario, results: list[PointResult], mode: str = "monte_carlo"
             "example_values": unique_placeholders(results, examples=True)}
 
 
-def _git_commit() -> str | None:
+def git_commit() -> str | None:
     try:
         out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                              cwd=Path(__file__).parent, timeout=5)
@@ -129,7 +129,7 @@ def manifest_dict(scenario, results: list[PointResult], *, threads: int, wall_se
     return {
         "scenario_file": str(scenario.path), "scenario_sha256": scenario.digest,
         "scenario_text": scenario.text, "seed": scenario.spec.seed, "mode": mode,
-        "version": __version__, "git_commit": _git_commit(), "threads": threads,
+        "version": __version__, "git_commit": git_commit(), "threads": threads,
         "chunk_trials": CHUNK_TRIALS, "wall_seconds": wall_seconds, "trials": trials,
         "trials_per_second": trials / wall_seconds if wall_seconds > 0 and trials else None,
         "python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,

@@ -20,7 +20,13 @@ from pydantic import BaseModel
 from analyzer.gamedata import Placeholder
 
 
-SCENARIO_ROOT = Path(__file__).resolve().parent.parent / "scenarios"
+#: The shipped scenarios and game data: inside the installed package (wheels and
+#: ``pip install .``, copied there by setup.py), or the repository's ``scenarios/`` (a source
+#: checkout or an editable install). A data file beside a scenario overrides the shipped one
+#: (:meth:`Context.find`).
+_PACKAGED_SCENARIOS = Path(__file__).resolve().parent / "scenarios"
+SCENARIO_ROOT = (_PACKAGED_SCENARIOS if _PACKAGED_SCENARIOS.is_dir()
+                 else Path(__file__).resolve().parent.parent / "scenarios")
 
 
 @dataclass(frozen=True)
@@ -49,7 +55,7 @@ class RuleOption:
     values: tuple[str, ...]
     default: str
     doc: str
-    source: str = ""  # where the ambiguity is stated, e.g. "rules/dystopian_wars.md A4"
+    source: str = ""  # where the ambiguity is stated, e.g. "docs/rules/dystopian_wars.md A4"
     #: values kept to compare against that are NOT readings of the source (what-ifs): every
     #: run that uses one says so in its notes
     what_if: tuple[str, ...] = ()

@@ -101,7 +101,7 @@ def test_exact_unsupported_question_exits_2(tmp_path, monkeypatch):
 def test_compare_identical_scenarios_gives_exact_zero(tmp_path):
     a = write(tmp_path, POOL, "a.yaml")
     b = write(tmp_path, POOL, "b.yaml")
-    r = invoke("compare", a, b, "--json")
+    r = invoke("compare", a, b, "--json", "--out", tmp_path / "out")
     assert r.exit_code == 0, r.stderr
     doc = json.loads(r.stdout)
     for pt in doc["points"]:
@@ -113,7 +113,7 @@ def test_compare_identical_scenarios_gives_exact_zero(tmp_path):
 def test_compare_detects_a_real_difference(tmp_path):
     a = write(tmp_path, {**POOL, "sweep": {}}, "a.yaml")
     b = write(tmp_path, {**POOL, "sweep": {}, "params": {"dice": 7, "need": 3}}, "b.yaml")
-    r = invoke("compare", a, b, "--json", "--trials", 50000)
+    r = invoke("compare", a, b, "--json", "--trials", 50000, "--no-write")
     assert r.exit_code == 0, r.stderr
     d = json.loads(r.stdout)["points"][0]["metrics"]["hits"]["diff_b_minus_a"]
     # one more die adds 0.8 expected hits exactly

@@ -54,7 +54,7 @@ def test_exploding_pool_exact_matches_icepool(n_dice, table):
 
 
 def test_expected_hits_per_die_oracle():
-    """rules/dystopian_wars.md §1 oracle: 3+ 1.0, 4+ 0.8, 5+ 0.6, 6 only 0.4."""
+    """docs/rules/dystopian_wars.md §1 oracle: 3+ 1.0, 4+ 0.8, 5+ 0.6, 6 only 0.4."""
     for table, want in [("3+", 1.0), ("4+", 0.8), ("5+", 0.6), ("6 only", 0.4)]:
         assert exact.die_chain(*TABLES[table]).mean() == pytest.approx(want, abs=1e-13)
 

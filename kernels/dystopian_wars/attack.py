@@ -6,7 +6,7 @@ The per-attack helpers (:func:`attack_hits`, :func:`attack_damage`, and their in
 :func:`kernels.dice.pool_total` on a face table compiled in Python
 (``analyzer.games.dystopian_wars.rules.hit_faces``): the table already holds the to-hit
 number, the natural-1 failure and the modified-six reading, so the kernels never look at
-rules. Rules: ``shared/rules/dystopian_wars.md`` §1 (hit table), §11 (damage).
+rules. Rules: ``docs/rules/dystopian_wars.md`` §1 (hit table), §11 (damage).
 
 Compile time: numba re-types an ``inline="always"`` helper at every call site, so the
 simple kernels call small refcount-free helpers (:func:`roll_pool`, :func:`attack_hits`,

@@ -1,4 +1,4 @@
-"""Boarding (``shared/rules/dystopian_wars.md`` §12): AA/CC against the boarders, then one
+"""Boarding (``docs/rules/dystopian_wars.md`` §12): AA/CC against the boarders, then one
 melee round with both sides rolling simultaneously; capture when the defender is left
 with 0 AP and the attacker with at least 1."""
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Fire allocation: one squadron's attacks spread over several targets, every allocation of
 the comparison rolled in the same trial (independent dice per allocation).
 
-Rules: ``shared/rules/dystopian_wars.md`` §11 (linked and split fire, damage). The linked
+Rules: ``docs/rules/dystopian_wars.md`` §11 (linked and split fire, damage). The linked
 and split AD of each attack is computed in Python; the kernel only rolls.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Rams and collisions (``shared/rules/dystopian_wars.md`` §10): two pools of 4+ dice, the
+"""Rams and collisions (``docs/rules/dystopian_wars.md`` §10): two pools of 4+ dice, the
 second either simultaneous or reduced by the first's damage (the rammed model answers
 with its current HP).
 

@@ -1,4 +1,4 @@
-"""Rout test (``shared/rules/dystopian_wars.md`` §8): roll rout dice (1-3 nothing, 4-5 one
+"""Rout test (``docs/rules/dystopian_wars.md`` §8): roll rout dice (1-3 nothing, 4-5 one
 success, 6 two; never exploding) and pass on enough successes."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Digest numbers and examples of shared/rules/dystopian_wars.md as tests of the game layer
+"""Digest numbers and examples of docs/rules/dystopian_wars.md as tests of the game layer
 (face tables, to-hit selection, legality, AD, linked fire, damage) and of the attack kernel."""
 import numpy as np
 import pytest

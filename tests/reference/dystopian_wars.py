@@ -1,6 +1,6 @@
 """Slow, obviously-correct pure-Python reference for the Dystopian Wars questions.
 
-Spec: ``docs/models/dystopian_wars.md``; rules: ``shared/rules/dystopian_wars.md`` (cited as §N).
+Spec: ``docs/models/dystopian_wars.md``; rules: ``docs/rules/dystopian_wars.md`` (cited as §N).
 Randomness: only ``random.Random(seed)``. Imports nothing from ``analyzer`` or ``kernels``.
 
 Public API
@@ -282,7 +282,7 @@ def degrade_aux(v, hp_lost):
 
 
 # --------------------------------------------------------------------------- to-hit (§1, §9, §11)
-# Written from the source text (seeds/004_1678e5eb2581ff8c.txt, Italian), row by row; each row
+# Written from the source text (the source document, docs/sources.md, Italian), row by row; each row
 # quotes its source line. Not transcribed from the analyzer, and it does not read data["to_hit"]:
 # the data file holds the same numbers, and reading the source here keeps the oracle independent.
 # Model states in the source: di superficie = surface, volante = flying, oscurato = obscured

@@ -2,7 +2,7 @@
 
 Questions: ``escort_detection``, ``wolfpack``, ``engagement``. The simulation spec is
 ``docs/models/uboat_leader.md``; rule citations (§x.y, A#, G#) refer to the digest
-``shared/rules/uboat_leader.md``. Randomness comes only from ``random.Random(seed)``; the
+``docs/rules/uboat_leader.md``. Randomness comes only from ``random.Random(seed)``; the
 game data is the YAML under ``scenarios/uboat_leader`` with its ``{ph: ..}`` / ``{ex: ..}``
 wrappers, unwrapped here. Nothing is imported from ``analyzer`` or ``kernels``.
 

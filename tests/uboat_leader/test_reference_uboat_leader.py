@@ -1,6 +1,6 @@
 """Tests of the U-Boat Leader reference against the digest's worked examples and exact values.
 
-Digest: shared/rules/uboat_leader.md. Spec: docs/models/uboat_leader.md.
+Digest: docs/rules/uboat_leader.md. Spec: docs/models/uboat_leader.md.
 Monte-Carlo checks use a fixed seed and a 5-standard-error tolerance from the trial count.
 """
 import math

@@ -1,7 +1,7 @@
 """escort_detection and wolfpack: kernels against their exact answers and the reference's
 exact enumeration, the digest's worked examples, placeholder listing and ``strict``.
 
-Digest: shared/rules/uboat_leader.md §7.5, §7.3, §6.5. Spec: docs/models/uboat_leader.md §3.
+Digest: docs/rules/uboat_leader.md §7.5, §7.3, §6.5. Spec: docs/models/uboat_leader.md §3.
 """
 from fractions import Fraction
 

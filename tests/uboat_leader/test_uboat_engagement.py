@@ -2,7 +2,7 @@
 digest's worked examples run through the kernel's own functions, decks drawn without
 replacement, thread-count independence, placeholders and ``strict``.
 
-Digest: shared/rules/uboat_leader.md §6.4-§7.5. Spec: docs/models/uboat_leader.md §4-§5.
+Digest: docs/rules/uboat_leader.md §6.4-§7.5. Spec: docs/models/uboat_leader.md §4-§5.
 Tolerances: 5 combined standard errors (tests/stat_checks.py); fixed seeds.
 """
 import shutil

@@ -6,14 +6,13 @@ single-threaded. Compilation is done before timing.
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 import numba
 
+from analyzer.questions import SCENARIO_ROOT
 from analyzer.bench import interleaved_best, load_reference, register_benchmark
 from analyzer.runner import BATCH_CHUNKS, CHUNK_TRIALS
 
-ROOT = Path(__file__).resolve().parents[3]
 SCENARIOS = ("attack_wave_headon_intercom.yaml", "attack_wave_mixed_policies.yaml")
 TARGET_RATIO = 200
 
@@ -61,7 +60,7 @@ def bench_attack_wave(console=None, trials: int | None = None) -> dict:
     say(f"threads: {out['threads']}; kernel {trials:,} trials ({trials_1:,} on 1 thread), reference {n_ref:,} "
         f"trials (tests/reference/b17.py, pure Python, 1 thread); best of 3 interleaved rounds")
     for name in SCENARIOS:
-        sc = scenario_mod.load(ROOT / "scenarios" / "b17" / name)
+        sc = scenario_mod.load(SCENARIO_ROOT / "b17" / name)
         point = sc.points[0]
         prepared = prepare_point(sc, point)
         prepared.run_kernel(1, 7, 0, 2, CHUNK_TRIALS, 64)                 # compile outside the timing

@@ -2,7 +2,7 @@
 face tables, AD degradation, linked fire and the exact damage distributions.
 
 Spec: ``docs/models/dystopian_wars.md`` (cited "spec 0.N"); rules:
-``shared/rules/dystopian_wars.md`` (cited §N, "Amb N"). Everything here runs in Python at
+``docs/rules/dystopian_wars.md`` (cited §N, "Amb N"). Everything here runs in Python at
 ``prepare`` time and compiles a scenario into the plain arrays and ints the kernels take.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from analyzer.dice import CANCEL_TABLE
 from analyzer.gamedata import DataError
 from analyzer.questions import RuleOption
 
-_DIGEST = "rules/dystopian_wars.md"
+_DIGEST = "docs/rules/dystopian_wars.md"
 
 # ---------------------------------------------------------------------------------------------
 # rule options (spec 0.2): every ambiguity of the digest, recommended reading first

@@ -3,16 +3,15 @@ reference (tests/reference/uboat_leader.py) on the same battle, measured in the 
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import numba
 
 from analyzer import scenario as scenario_mod
+from analyzer.questions import SCENARIO_ROOT
 from analyzer.bench import load_reference, register_benchmark
 from analyzer.runner import BATCH_CHUNKS, CHUNK_TRIALS, prepare_point
 
-ROOT = Path(__file__).resolve().parents[3]
-SCENARIO = ROOT / "scenarios" / "uboat_leader" / "convoy37_engagement.yaml"
+SCENARIO = SCENARIO_ROOT / "uboat_leader" / "convoy37_engagement.yaml"
 TARGET_RATIO = 200
 
 

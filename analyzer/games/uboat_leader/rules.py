@@ -11,7 +11,7 @@ from __future__ import annotations
 from analyzer.gamedata import Placeholder
 from analyzer.questions import RuleOption
 
-DIGEST = "shared/rules/uboat_leader.md"
+DIGEST = "docs/rules/uboat_leader.md"
 
 
 def _opt(name, values, doc, source):

@@ -1,0 +1,211 @@
+"""``report.html``: one self-contained page per run folder (plots inline, no network), the
+page a player opens, reads and sends to a friend.
+
+Built only from the files of the run folder (``summary.json``, ``manifest.json``,
+``plotmeta.json`` and the PNG plots), so ``analyzer report RUN_DIR`` rebuilds it at any time.
+A comparison folder (``comparison.json``) gets the paired differences B - A instead.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import json
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+
+from analyzer import paths
+
+REPORT_FILE = "report.html"
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:1100px;padding:12px;
+     color:#1b1b1b;line-height:1.4}
+h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ddd}
+.sub{color:#555}.warn{background:#fff4d6;border-left:4px solid #e0a800;padding:6px 10px;margin:10px 0}
+.scroll{overflow-x:auto;-webkit-overflow-scrolling:touch}
+table{border-collapse:collapse;font-size:.9em;margin:6px 0}th,td{border:1px solid #ddd;padding:3px 7px;
+     text-align:left;vertical-align:top}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+th{background:#f3f3f3}figure{margin:12px 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
+figcaption{font-size:.85em;color:#555}pre{background:#f6f6f6;padding:8px;overflow-x:auto;font-size:.85em}
+details{margin:4px 0}summary{cursor:pointer}code{font-size:.9em}
+"""
+
+# Records what a headless browser needs to check the page: every image decoded, no script error.
+_SCRIPT = """
+window.__reportErrors=[];window.addEventListener('error',function(e){window.__reportErrors.push(String(e.message))},true);
+(function(){var ce=console.error;console.error=function(){window.__reportErrors.push('console.error');
+return ce.apply(console,arguments)}})();
+window.addEventListener('load',function(){var imgs=document.images,ok=0;
+for(var i=0;i<imgs.length;i++){if(imgs[i].complete&&imgs[i].naturalWidth>0){ok++}}
+document.body.setAttribute('data-images',ok+'/'+imgs.length);
+document.body.setAttribute('data-errors',String(window.__reportErrors.length));});
+"""
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _num(x: Any) -> str:
+    if isinstance(x, float):
+        return f"{x:.6g}"
+    return _e(x)
+
+
+def _table(header: Iterable[str], rows: Iterable[Iterable[Any]], numeric_from: int = 99) -> str:
+    head = "".join(f"<th>{_e(h)}</th>" for h in header)
+    body = []
+    for row in rows:
+        cells = [f'<td class="num">{_num(c)}</td>' if i >= numeric_from else f"<td>{_e(c)}</td>"
+                 for i, c in enumerate(row)]
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
+
+
+def _label(swept: dict) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in swept.items()) or "(single point)"
+
+
+def _metric_table(points: list[dict], name: str, mc: bool) -> str:
+    """One row per sweep point: the swept values, then mean, se and the 95% CI."""
+    swept = list(points[0]["swept"])
+    rows = []
+    for pt in points:
+        s = pt["metrics"][name]
+        cells = [pt["swept"][k] for k in swept] or ["(single point)"]
+        rows.append(cells + ([f"{s['mean']:.6g}", f"{s['se']:.2g}", f"{s['ci_low']:.5g}", f"{s['ci_high']:.5g}"]
+                             if mc else [f"{s['mean']:.6g}"]))
+    header = (swept or ["point"]) + (["mean", "se", "95% CI low", "95% CI high"] if mc else ["exact"])
+    return _table(header, rows, numeric_from=max(1, len(swept)))
+
+
+#: a metric table with more rows than this starts folded
+OPEN_ROWS = 40
+
+
+def _figures(run_dir: Path) -> str:
+    out = []
+    for png in sorted(run_dir.glob("*.png")):
+        data = base64.b64encode(png.read_bytes()).decode("ascii")
+        out.append(f'<figure><img alt="{_e(png.stem)}" src="data:image/png;base64,{data}">'
+                   f"<figcaption>{_e(png.name)}</figcaption></figure>")
+    return "".join(out) or "<p>No plots.</p>"
+
+
+def _provenance_rows(manifest: dict) -> list[list[Any]]:
+    keys = ("seed", "mode", "trials", "wall_seconds", "trials_per_second", "threads", "version", "git_commit",
+            "created_utc", "python", "numpy", "numba", "scenario_file", "scenario_sha256")
+    return [[k, manifest[k]] for k in keys if k in manifest]
+
+
+def _values_section(title: str, values: list[dict], examples: bool) -> str:
+    if not values:
+        return ""
+    if examples:
+        rows = [[v["path"], v["value"], v.get("establishes", "exact"), v.get("note", "")] for v in values]
+        header = ["path", "value", "the example establishes", "note"]
+    else:
+        rows = [[v["path"], v["value"], v.get("note", ""), Path(str(v.get("source", ""))).name] for v in values]
+        header = ["path", "value", "note", "file"]
+    return f"<h2>{_e(title)} ({len(values)})</h2>" + _table(header, rows)
+
+
+def _page(title: str, body: str) -> str:
+    return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{_e(title)}</title><style>{_CSS}</style><script>{_SCRIPT}</script></head>"
+            f"<body>{body}</body></html>\n")
+
+
+def run_report_html(run_dir: Path) -> str:
+    """The report of a run folder written by ``analyzer run`` or ``analyzer exact``."""
+    summary = json.loads((run_dir / "summary.json").read_text())
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    meta = json.loads((run_dir / "plotmeta.json").read_text()) if (run_dir / "plotmeta.json").is_file() else {}
+    points = summary["points"]
+    mc = summary["mode"] == "monte_carlo"
+    names = list(points[0]["metrics"])
+    primary = meta.get("primary_metric") if meta.get("primary_metric") in names else names[0]
+    labels = {m["name"]: m.get("label", "") for m in meta.get("metrics", [])}
+    trials = points[0]["trials"]
+    parts = [f"<h1>{_e(summary['scenario'])}</h1>",
+             f"<p class=\"sub\">{_e(summary['game'])} / {_e(summary['question'])} · "
+             f"{'Monte Carlo, ' + format(trials, ',') + ' trials per point' if mc else 'exact'} · "
+             f"{len(points)} point(s) · seed {_e(summary['seed'])}</p>"]
+    if summary["placeholders"]:
+        parts.append(f"<div class=\"warn\"><b>{len(summary['placeholders'])} placeholder value(s)</b> were used: "
+                     "values the rule source does not give. These results are only as good as those values: "
+                     "replace them with your copy of the game (listed below).</div>")
+    parts.append("<h2>Plots</h2>" + _figures(run_dir))
+    parts.append(f"<h2>{_e(primary)}{' — ' + _e(labels[primary]) if labels.get(primary) else ''}</h2>")
+    folded = "" if len(points) <= OPEN_ROWS else f"<summary>{len(points)} points (expand)</summary>"
+    parts.append(f"<details{'' if folded else ' open'}>{folded}{_metric_table(points, primary, mc)}</details>")
+    parts.append("<h2>All metrics</h2>")
+    for name in names:
+        label = f" — {_e(labels[name])}" if labels.get(name) else ""
+        parts.append(f"<details><summary><code>{_e(name)}</code>{label}</summary>"
+                     f"{_metric_table(points, name, mc)}</details>")
+    swept = {k: [pt["swept"][k] for pt in points] for k in points[0]["swept"]}
+    parts.append("<h2>Question and parameters</h2>")
+    parts.append(f"<pre>{_e(yaml.safe_dump(points[0]['params'], sort_keys=False, allow_unicode=True))}</pre>")
+    if swept:
+        parts.append("<p>Swept (one point per combination):</p>" + _table(
+            ["parameter", "values"], [[k, ", ".join(dict.fromkeys(str(v) for v in vs))] for k, vs in swept.items()]))
+    rules = manifest.get("points", [{}])[0].get("rules", {})
+    if rules:
+        varying = {k for k in rules if len({json.dumps(p.get("rules", {}).get(k)) for p in manifest["points"]}) > 1}
+        parts.append("<h2>Rule options in force</h2>" + _table(
+            ["option", "value"], [[k, "(swept)" if k in varying else v] for k, v in rules.items()]))
+    parts.append(_values_section("Placeholders used", summary["placeholders"], examples=False))
+    parts.append(_values_section("Values derived from worked examples", summary.get("example_values", []),
+                                 examples=True))
+    notes = sorted({n for pt in points for n in pt.get("notes", [])})
+    if notes:
+        parts.append("<h2>Notes</h2><ul>" + "".join(f"<li>{_e(n)}</li>" for n in notes) + "</ul>")
+    parts.append("<h2>Provenance</h2>" + _table(["", ""], _provenance_rows(manifest)))
+    if manifest.get("data_files"):
+        parts.append("<p>Game data files read:</p>" + _table(
+            ["file", "origin", "sha256"], [[d["path"], d["origin"], d["sha256"][:16]] for d in manifest["data_files"]]))
+    if manifest.get("scenario_text"):
+        parts.append(f"<details><summary>Scenario file</summary><pre>{_e(manifest['scenario_text'])}</pre></details>")
+    return _page(f"{summary['scenario']} — report", "".join(parts))
+
+
+def comparison_report_html(doc: dict) -> str:
+    """The report of ``analyzer compare``: A, B and the paired difference B - A with its CI."""
+    parts = [f"<h1>{_e(doc['name_a'])} (A) vs {_e(doc['name_b'])} (B)</h1>",
+             f"<p class=\"sub\">{_e(doc['game'])} / {_e(doc['question'])} · common random numbers · seed "
+             f"{_e(doc['seed'])}</p>"]
+    placeholders = [ph for pt in doc["points"] for ph in pt["placeholders"]]
+    if placeholders:
+        parts.append("<div class=\"warn\">Placeholder values were used (listed below): the comparison is only as "
+                     "good as those values.</div>")
+    for pt in doc["points"]:
+        label = _label(pt["swept_a"]) if pt["swept_a"] == pt["swept_b"] else \
+            f"A: {_label(pt['swept_a'])}; B: {_label(pt['swept_b'])}"
+        parts.append(f"<h2>Point {pt['point']}: {_e(label)} · {pt['trials']:,} trials</h2>")
+        rows = [[name, m["a"]["mean"], m["b"]["mean"], m["diff_b_minus_a"]["mean"], m["diff_b_minus_a"]["ci_low"],
+                 m["diff_b_minus_a"]["ci_high"]] for name, m in pt["metrics"].items()]
+        parts.append(_table(["metric", "A", "B", "B − A", "95% CI low", "95% CI high"], rows, numeric_from=1))
+    seen: list[dict] = []
+    for ph in placeholders:
+        if ph not in seen:
+            seen.append(ph)
+    parts.append(_values_section("Placeholders used", seen, examples=False))
+    parts.append("<h2>Provenance</h2>" + _table(["", ""], [[k, doc[k]] for k in ("a", "b", "seed", "version",
+                                                                                 "git_commit", "created_utc")
+                                                             if k in doc]))
+    return _page(f"{doc['name_a']} vs {doc['name_b']} — comparison", "".join(parts))
+
+
+def write_report(run_dir: Path) -> Path:
+    """(Re)write ``report.html`` in a run or comparison folder, atomically."""
+    run_dir = Path(run_dir)
+    if (run_dir / "comparison.json").is_file():
+        text = comparison_report_html(json.loads((run_dir / "comparison.json").read_text()))
+    else:
+        text = run_report_html(run_dir)
+    data = text.encode("utf-8")
+    return paths.write_atomic(run_dir, REPORT_FILE, lambda fh: fh.write(data))

@@ -1,0 +1,85 @@
+"""``report.html``: one self-contained page per run (plots inline, no network), rebuilt by
+``analyzer report``; a comparison folder gets the paired differences. A headless Chromium
+opens a sweep's report and checks every plot image loads and no script error occurs (the
+test skips, saying why, where no browser is installed: ``.ci/run`` installs Debian's
+``chromium`` when it is missing)."""
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from analyzer.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+SWEEP = ROOT / "scenarios" / "dystopian_wars" / "attack_ad_grid.yaml"
+runner = CliRunner()
+
+
+def _browser() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        if shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+@pytest.fixture(scope="module")
+def sweep_run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("report")
+    r = runner.invoke(app, ["run", str(SWEEP), "--trials", "4000", "--out", str(out), "--no-progress"])
+    assert r.exit_code == 0, r.stderr
+    return next(p.parent for p in out.rglob("summary.json"))
+
+
+def test_report_is_one_self_contained_page(sweep_run):
+    text = (sweep_run / "report.html").read_text()
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", text), "the report must not load anything"
+    images = re.findall(r'<img [^>]*src="data:image/png;base64,', text)
+    assert len(images) == len(list(sweep_run.glob("*.png"))) > 0
+    for section in ("All metrics", "Question and parameters", "Rule options in force", "Placeholders used",
+                    "Notes", "Provenance", "95% CI low", "git_commit", "wall_seconds", "attack_dice"):
+        assert section in text, section
+    assert '<meta name="viewport"' in text          # readable on a phone
+
+
+def test_analyzer_report_rebuilds_it(sweep_run):
+    before = (sweep_run / "report.html").read_text()
+    (sweep_run / "report.html").unlink()
+    r = runner.invoke(app, ["report", str(sweep_run)])
+    assert r.exit_code == 0, r.stderr
+    assert (sweep_run / "report.html").read_text() == before
+    r = runner.invoke(app, ["report", str(sweep_run.parent)])
+    assert r.exit_code == 2 and "not a run folder" in r.stderr
+
+
+def test_compare_writes_a_report_with_paired_differences(tmp_path):
+    a = ROOT / "scenarios" / "dystopian_wars" / "attack_ad10.yaml"
+    r = runner.invoke(app, ["compare", str(a), str(a), "--trials", "4096", "--out", str(tmp_path)])
+    assert r.exit_code == 0, r.stderr
+    folder = next(p.parent for p in tmp_path.rglob("comparison.json"))
+    text = (folder / "report.html").read_text()
+    assert "B − A" in text and "95% CI low" in text and "common random numbers" in text
+
+
+def test_report_opens_in_a_headless_browser(sweep_run, tmp_path):
+    browser = _browser()
+    if browser is None:
+        pytest.skip("no headless browser found (install Debian's 'chromium'; .ci/run does it when missing)")
+    url = (sweep_run / "report.html").as_uri()
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000"]
+    dom = subprocess.run([browser, *flags, "--dump-dom", url], capture_output=True, text=True, timeout=120)
+    body = re.search(r"<body[^>]*>", dom.stdout)
+    assert body, dom.stderr[-2000:]
+    n_png = len(list(sweep_run.glob("*.png")))
+    assert f'data-images="{n_png}/{n_png}"' in body.group(0), body.group(0)
+    assert 'data-errors="0"' in body.group(0), body.group(0)
+    for device, size in (("phone", "412,900"), ("desktop", "1280,1600")):
+        shot = tmp_path / f"report_{device}.png"
+        res = subprocess.run([browser, *flags, f"--window-size={size}", f"--screenshot={shot}", url],
+                             capture_output=True, text=True, timeout=120)
+        assert shot.is_file() and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", res.stderr[-2000:]
+        keep = ROOT / "results" / f"report_screenshot_{device}.png"     # git-ignored: for a person to look at
+        keep.parent.mkdir(exist_ok=True)
+        shutil.copyfile(shot, keep)
