@@ -35,6 +35,24 @@ SOURCE_VALUES = {
     **{(f"campaigns/{c}.yaml", "campaign.advanced_torpedo_cost"): (0.5, "§3 'Cada Torpedo avanzado cuesta ½ punto "
                                                                         "de SO'")
        for c in ("comienza_la_batalla", "la_presa", "los_tiempos_felices", "operacion_drumbeat")},
+    # campaign layer (issue 12): source line numbers refer to the Spanish source text
+    **{("data/campaign/rules.yaml", f"campaign_rules.{k}"): v for k, v in {
+        "contact_modifiers.intel": (2, "§6.2 l.358 '+2 si hay una ficha Intel en el Área'"),
+        "contact_modifiers.seeker": (1, "§6.2 l.359 '+1 Si el U-Boat tiene la Habilidad Especial Buscador'"),
+        "contact_modifiers.warning": (-2, "§6.2 l.360 '-2 por cada ficha Peligro de U-Boat'"),
+        "contact_modifiers.attacked": (-2, "§6.2 l.361 '-2 si el U-Boat tiene una ficha Atacado'"),
+        "air_search_cards": (2, "§4 l.260 'robar dos cartas de Convoy para cada Contacto'"),
+        "counters_per_area": (1, "§4 l.261/265/269 'Sólo se puede colocar una ficha ... en cada Área'"),
+        "supply_ship_stress": (-2, "§4 l.264 'los Puntos de Estrés ... se reduce en dos'"),
+        "priority_rr_stress": (-4, "§4 l.271 'eliminar 4 Puntos de Tensión'"),
+        "priority_rr_per_turn": (1, "§4 l.271 'una vez por Segmento Estratégico'"),
+        "cool_stress": (-1, "§1.6 l.112 'Quita 1 Punto de Estrés ... Reacondicionamiento'"),
+        "mine_box_events": (1, "§4 l.292 'roba 1 carta de Evento para entrar en el recuadro'"),
+        "mission_attack_range": (0, "§4 l.304/316 'Trata los ataques como desde el alcance 0'"),
+        "raider_max_attacks": (10, "§4 l.316 'hasta un máximo de 10 ataques en total'"),
+        "raider_success_roll": (8, "§4 l.316 'por cada resultado del dado de 8 o más alto'"),
+        "raider_vp_per_success": (1, "§4 l.316 'Ganas 1 Punto de Victoria por cada resultado'"),
+    }.items()},
 }
 
 #: plain numbers a scenario file may hold: run settings and the user's choices, not rule values
