@@ -1,0 +1,337 @@
+"""One-at-a-time sensitivity: which missing value or rule reading moves the answer most?
+
+For one scenario point, every numeric value the point uses that the source does not fix (a
+placeholder, an example-derived value, a placeholder parameter default) is moved one step
+down and one step up, and every rule option of the question is switched to each of its
+other readings. Each variant runs against the unchanged scenario on common random numbers
+(:func:`analyzer.api.compare`), so the effect on the chosen metric comes with the paired
+95% CI of B - A. The variants are built as files: a copy of the scenario and of every data
+file it reads, in a temporary folder, with the one value changed (a data file beside a
+scenario overrides the shipped one), so a variant is an ordinary scenario run.
+"""
+from __future__ import annotations
+
+import math
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import yaml
+
+from analyzer import api, scenario as scenario_mod
+from analyzer.errors import ScenarioError
+from analyzer.gamedata import DataError, is_wrapper, read_yaml
+from analyzer.runner import prepare_point
+
+#: relative step of a non-integer value (an integer moves by 1)
+FLOAT_STEP = 0.10
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One changed value: ``what`` (data path, ``params.x`` or ``rules.x``), its kind, the
+    value in the scenario and the value tried."""
+
+    what: str
+    kind: str            # placeholder | example | parameter default | rule option | what-if rule | source value
+    base: Any
+    value: Any
+    file: str = ""       # the data file holding it (data values)
+    keys: tuple = ()     # source values: the keys from the file's root
+
+
+@dataclass
+class Effect:
+    variant: Variant
+    metric: str
+    mean: float = math.nan
+    se: float = math.nan
+    ci_low: float = math.nan
+    ci_high: float = math.nan
+    error: str = ""      # the variant could not run (e.g. a value out of its allowed range)
+
+    def row(self) -> dict:
+        v = self.variant
+        return {"what": v.what, "kind": v.kind, "base": repr(v.base), "value": repr(v.value), "file": v.file,
+                "metric": self.metric, "effect": self.mean, "se": self.se, "ci_low": self.ci_low,
+                "ci_high": self.ci_high, "error": self.error}
+
+
+@dataclass
+class Sensitivity:
+    scenario: str
+    metric: str
+    base_mean: float
+    trials: int
+    effects: list[Effect] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)   # used values that are not numbers
+
+    def ranked(self) -> list[Effect]:
+        """Valid effects by decreasing |effect|, then the ones that could not run."""
+        ok = sorted((e for e in self.effects if not e.error), key=lambda e: (-abs(e.mean), e.variant.what))
+        return ok + [e for e in self.effects if e.error]
+
+
+def _steps(value: Any) -> list[Any]:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return []
+    if isinstance(value, int):
+        return [value - 1, value + 1]
+    step = abs(value) * FLOAT_STEP or FLOAT_STEP
+    return [value - step, value + step]
+
+
+def _source_values(raw: Any, keys: tuple = ()):
+    """(keys, value) of every plain number in a data file (not inside a placeholder or
+    example wrapper): the values the source gives."""
+    if is_wrapper(raw):
+        return
+    if isinstance(raw, dict):
+        for k, v in raw.items():
+            yield from _source_values(v, keys + (k,))
+    elif isinstance(raw, list):
+        for i, v in enumerate(raw):
+            yield from _source_values(v, keys + (i,))
+    elif isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        yield keys, raw
+
+
+def _dotted(keys: tuple) -> str:
+    out = ""
+    for k in keys:
+        out += f"[{k}]" if isinstance(k, int) else (f".{k}" if out else str(k))
+    return out
+
+
+def variants(sc: scenario_mod.Scenario, include_source_values: bool = False) -> tuple[list[Variant], list[str]]:
+    """Every one-at-a-time change of the scenario's single point, and the used values that
+    are not numbers (listed, not perturbed). ``include_source_values`` adds every plain
+    number of every data file the point reads (values the source gives: "what if the
+    printed value were one step different"); most of them are not read by a given point and
+    show no effect."""
+    point = sc.points[0]
+    prepared = prepare_point(sc, point)
+    out: list[Variant] = []
+    skipped: list[str] = []
+    for ph in prepared.placeholders:
+        kind = "parameter default" if ph.source == "default" else ("example" if ph.is_example else "placeholder")
+        steps = _steps(ph.value)
+        if not steps:
+            skipped.append(f"{ph.path} = {ph.value!r} ({kind})")
+        for v in steps:
+            out.append(Variant(ph.path, kind, ph.value, v, "" if ph.source == "default" else ph.source))
+    if include_source_values:
+        for entry in prepared.data_files:
+            base = sc.path.parent if entry["origin"] == "scenario" else sc.context(point).game_dir
+            source = base / entry["path"]
+            for keys, value in _source_values(read_yaml(source)):
+                for v in _steps(value):
+                    out.append(Variant(f"{entry['path']}:{_dotted(keys)}", "source value", value, v, str(source),
+                                       keys))
+    for option in sc.question.rule_options:
+        current = point.rules.get(option.name, option.default)
+        for v in option.values:
+            if v != current:
+                kind = "what-if rule" if v in option.what_if else "rule option"
+                out.append(Variant(f"rules.{option.name}", kind, current, v))
+    return out, skipped
+
+
+def _data_location(raw: Any, full_path: str) -> tuple[list, Any] | None:
+    """(keys from the file's root to the value, the wrapper or value there) for the data path
+    ``full_path``, whose first component is the file's prefix (unknown here)."""
+    found: list[tuple[list, Any]] = []
+
+    def walk(obj, keys, path):
+        if full_path == path or full_path.endswith("." + path):
+            found.append((keys, obj))
+        if is_wrapper(obj):
+            return
+        if isinstance(obj, dict):
+            for k, v in obj.items():
+                walk(v, keys + [k], f"{path}.{k}" if path else str(k))
+        elif isinstance(obj, list):
+            for i, v in enumerate(obj):
+                walk(v, keys + [i], f"{path}[{i}]")
+    walk(raw, [], "")
+    found = [f for f in found if f[0]]
+    return min(found, key=lambda f: len(f[0]), default=None) if found else None
+
+
+def _set_in(obj: Any, keys: list, value: Any) -> None:
+    for k in keys[:-1]:
+        obj = obj[k]
+    last = obj[keys[-1]]
+    if is_wrapper(last):                 # keep the label: the value stays a placeholder / example
+        last["ph" if "ph" in last else "ex"] = value
+    else:
+        obj[keys[-1]] = value
+
+
+def _set_param(params: dict, dotted: str, value: Any) -> None:
+    parts = [p for p in dotted.replace("]", "").replace("[", ".").split(".") if p]
+    obj = params
+    for p in parts[:-1]:
+        obj = obj[int(p)] if isinstance(obj, list) else obj.setdefault(p, {})
+    last = parts[-1]
+    if isinstance(obj, list):
+        obj[int(last)] = value
+    else:
+        obj[last] = value
+
+
+def _variant_scenario(sc: scenario_mod.Scenario, data_files: tuple[dict, ...], variant: Variant,
+                      folder: Path, trials: int) -> scenario_mod.Scenario:
+    """Write the variant as files in ``folder`` and load it."""
+    raw = read_yaml(sc.path)
+    raw.pop("sweep", None)
+    raw["name"] = sc.name
+    for entry in data_files:                     # every data file the point reads, beside the copy
+        base = sc.path.parent if entry["origin"] == "scenario" else sc.context(sc.points[0]).game_dir
+        target = folder / entry["path"]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(base / entry["path"], target)
+    if variant.what.startswith("rules."):
+        raw.setdefault("rules", {})[variant.what[len("rules."):]] = variant.value
+    elif variant.what.startswith("params.") and not variant.file:
+        _set_param(raw.setdefault("params", {}), variant.what[len("params."):], variant.value)
+    elif Path(variant.file).resolve() == sc.path.resolve():     # a labelled value in the scenario itself
+        loc = _data_location(raw, variant.what)
+        if loc is None:
+            raise DataError(f"{sc.path}: {variant.what}: not found in the scenario")
+        _set_in(raw, loc[0], variant.value)
+    else:
+        source = Path(variant.file).resolve()
+        rel = next((e["path"] for e in data_files
+                    if ((sc.path.parent if e["origin"] == "scenario" else sc.context(sc.points[0]).game_dir)
+                        / e["path"]).resolve() == source), None)
+        if rel is None:
+            raise DataError(f"{variant.file}: not among the data files the point read")
+        doc = read_yaml(folder / rel)
+        if variant.keys:
+            _set_in(doc, list(variant.keys), variant.value)
+        else:
+            loc = _data_location(doc, variant.what)
+            if loc is None:
+                raise DataError(f"{rel}: {variant.what}: not found in the file")
+            _set_in(doc, loc[0], variant.value)
+        (folder / rel).write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
+    path = folder / sc.path.name
+    path.write_text(yaml.safe_dump(raw, sort_keys=False, allow_unicode=True))
+    return scenario_mod.load(path, trials=trials, seed=sc.spec.seed)
+
+
+def run(sc: scenario_mod.Scenario, *, metric: str | None = None, trials: int | None = None,
+        include_source_values: bool = False,
+        on_variant: Callable[[int, int, Variant], None] | None = None) -> Sensitivity:
+    """Every variant of the scenario's point against the scenario, on common random numbers."""
+    if len(sc.points) != 1:
+        raise ScenarioError(str(sc.path), "sweep", f"sensitivity perturbs one point; the scenario has "
+                            f"{len(sc.points)} (remove the sweep, or fix the swept values in params)")
+    trials = trials or sc.spec.trials
+    base_prepared = prepare_point(sc, sc.points[0])
+    names = [m.name for m in base_prepared.metrics]
+    metric = metric or sc.question.primary_metric
+    if metric not in names:
+        raise ScenarioError(str(sc.path), "metric", f"got {metric!r}; metrics of this point: {', '.join(names)}")
+    vs, skipped = variants(sc, include_source_values)
+    base = scenario_mod.load(sc.path, trials=trials, seed=sc.spec.seed)
+    with tempfile.TemporaryDirectory(prefix="sensitivity-") as tmp:
+        result = Sensitivity(sc.name, metric, math.nan, trials, skipped=skipped)
+        for i, v in enumerate(vs):
+            if on_variant:
+                on_variant(i, len(vs), v)
+            folder = Path(tmp) / f"v{i}"
+            folder.mkdir()
+            effect = Effect(v, metric)
+            try:
+                variant = _variant_scenario(sc, base_prepared.data_files, v, folder, trials)
+                cmp = api.compare(base, variant)
+            except (ScenarioError, DataError) as e:
+                effect.error = str(e).replace(str(folder), "<variant>")
+            else:
+                pt = cmp.points[0]["metrics"][metric]
+                d = pt["diff_b_minus_a"]
+                effect.mean, effect.se, effect.ci_low, effect.ci_high = d["mean"], d["se"], d["ci_low"], d["ci_high"]
+                result.base_mean = pt["a"]["mean"]
+            result.effects.append(effect)
+    return result
+
+
+TORNADO_TOP = 15
+
+
+def tornado_figure(result: Sensitivity, top: int = TORNADO_TOP):
+    """The ``top`` values with the largest effect: per value, a bar from 0 to the effect of
+    each variant (one step down, one step up, or each other reading), with its 95% CI."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ok = [e for e in result.effects if not e.error]
+    by_what: dict[str, list[Effect]] = {}
+    for e in ok:
+        by_what.setdefault(e.variant.what, []).append(e)
+    order = sorted(by_what, key=lambda w: -max(abs(e.mean) for e in by_what[w]))[:top]
+    fig, ax = plt.subplots(figsize=(9, 0.45 * max(len(order), 3) + 1.8))
+    for row, what in enumerate(reversed(order)):
+        effects = by_what[what]
+        none = [e for e in effects if e.mean == 0 and e.se == 0]
+        moved = [e for e in effects if e not in none]
+        for k, e in enumerate(moved):
+            y = row + (0.18 * (k - (len(moved) - 1) / 2) if len(moved) > 2 else 0)
+            colour = "tab:blue" if _is_lower(e.variant) else "tab:orange"
+            ax.barh(y, e.mean, color=colour, alpha=0.75, height=0.6 / max(1, len(moved) - 1))
+            ax.plot([e.ci_low, e.ci_high], [y, y], color="black", lw=1)
+            ax.annotate(f" {e.variant.value!r} ", (e.mean, y), fontsize=7, va="center",
+                        ha="left" if e.mean >= 0 else "right")
+        if none:
+            ax.annotate("  no effect: " + ", ".join(repr(e.variant.value) for e in none), (0, row), fontsize=7,
+                        va="center", ha="left", color="gray")
+    ax.set_yticks(range(len(order)), [_short(w, by_what[w][0].variant.kind) for w in reversed(order)], fontsize=8)
+    ax.axvline(0, color="gray", lw=0.8)
+    ax.set_ylim(-0.7, len(order) - 0.3)
+    ax.set_xlabel(f"change of mean {result.metric} (B − A, 95% CI; base {result.base_mean:.4g})")
+    ax.set_title(f"{result.scenario}: what moves mean {result.metric} most, one value at a time\n"
+                 f"blue = one step down or another reading, orange = one step up; black = 95% CI", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def _is_lower(v: Variant) -> bool:
+    try:
+        return float(v.value) < float(v.base)
+    except (TypeError, ValueError):
+        return True
+
+
+def _short(what: str, kind: str) -> str:
+    text = what if len(what) <= 48 else "…" + what[-47:]
+    return f"{text} [{kind}]"
+
+
+def write(result: Sensitivity, out_root: Path, digest: str) -> Path:
+    """``<out>/<scenario>-sensitivity/<run-id>/``: sensitivity.parquet (one row per variant,
+    ranked), sensitivity.json and tornado.png; written atomically like a run folder."""
+    import json
+
+    import pandas as pd
+
+    from analyzer import outputs, paths
+    tmp, final = outputs.new_run_dir(Path(out_root), f"{result.scenario}-sensitivity", digest)
+    try:
+        rows = [dict(rank=i + 1, **e.row()) for i, e in enumerate(result.ranked())]
+        outputs.write_parquet(pd.DataFrame(rows), tmp / "sensitivity.parquet")
+        doc = {"scenario": result.scenario, "metric": result.metric, "base_mean": result.base_mean,
+               "trials": result.trials, "variants": rows, "not_perturbed": result.skipped}
+        outputs.write_json(json.loads(json.dumps(doc, default=str)), tmp / "sensitivity.json")
+        fig = tornado_figure(result)
+        paths.write_atomic(tmp, "tornado.png", lambda fh: fig.savefig(fh, format="png", dpi=120))
+        import matplotlib.pyplot as plt
+        plt.close(fig)
+        return outputs.commit_run_dir(tmp, final)
+    except BaseException:
+        outputs.discard_run_dir(tmp)
+        raise
