@@ -13,7 +13,6 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from analyzer import api, questions, scenario as scenario_mod
 from analyzer.errors import ScenarioError
 from analyzer.paths import UnsafePathError
 from analyzer.gamedata import DataError
@@ -24,6 +23,22 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help=(
     "then run it, compute its exact answer, or compare two scenarios. Outputs go to "
     "results/<scenario>/<run-id>/: points.parquet, distributions.parquet, summary.json, "
     "manifest.json and PNG plots."))
+
+class _Lazy:
+    """A module imported on first use: ``analyzer --help`` and ``validate`` should not pay for
+    numba, pandas and matplotlib (imported by the API, the runner and the plots)."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attr: str):
+        import importlib
+        return getattr(importlib.import_module(self._name), attr)
+
+
+api = _Lazy("analyzer.api")
+questions = _Lazy("analyzer.questions")
+scenario_mod = _Lazy("analyzer.scenario")
 
 err = Console(stderr=True)
 EXIT_USAGE = 2
@@ -458,26 +473,50 @@ def plot(
 
 @app.command()
 def bench(
-    name: str = typer.Argument(..., help="Benchmark name ('analyzer bench list' shows them)."),
-    trials: Optional[int] = typer.Option(None, "--trials", "-n", help="Trials (default per benchmark)."),
+    names: Optional[List[str]] = typer.Argument(None, help="Benchmarks to run (default: all; 'list' shows them). "
+                                                           "Also: scaling, memory, cli."),
+    quick: bool = typer.Option(False, help="Small trial counts (the whole suite in a few minutes)."),
+    json_out: bool = typer.Option(False, "--json", help="Print {\"rows\": [...]} to stdout and nothing else."),
+    out: Optional[Path] = typer.Option(None, help="Also write bench.parquet, bench.json and bench_ratios.png here."),
+    trials: Optional[int] = typer.Option(None, "--trials", "-n", min=1,
+                                         help="Kernel trials of a single named benchmark (default per benchmark)."),
     threads: Optional[int] = typer.Option(None, help="Worker threads."),
 ):
-    """Run a benchmark that prints kernel figures and their ratios against a reference,
-    all measured in the same run (e.g. 'dice': raw RNG vs exploding pool vs numpy)."""
+    """Benchmarks: each row a figure measured against another measured in the same run (raw RNG,
+    numpy, the pure-Python reference, icepool) or against its target (CLI start, memory), with
+    the ratio, its target and whether it is met; plus thread scaling (1 vs all threads)."""
+    from analyzer import bench_suite
     from analyzer.bench import BENCHMARKS, load_benchmarks
     load_benchmarks()
-    if name == "list":
-        for n in sorted(BENCHMARKS):
+    names = list(names or [])
+    if names == ["list"]:
+        for n in sorted(BENCHMARKS) + ["scaling", "memory", "cli"]:
             err.print(n)
         return
-    if name not in BENCHMARKS:
-        from analyzer.errors import suggest
-        _fail(f"bench: unknown benchmark {name!r}{suggest(name, BENCHMARKS)}; allowed: {', '.join(sorted(BENCHMARKS))}")
     try:
         api.set_threads(threads)
     except ValueError as e:
         _fail(str(e))
-    BENCHMARKS[name](err, trials)
+    if trials is not None:
+        if len(names) != 1 or names[0] not in BENCHMARKS:
+            _fail("bench: --trials needs exactly one benchmark name (see 'analyzer bench list')")
+        rows = bench_suite.rows_of(names[0], BENCHMARKS[names[0]](err, trials),
+                                   bench_suite.target_of(BENCHMARKS[names[0]]))
+    else:
+        try:
+            rows = bench_suite.run_suite(names or None, quick=quick, console=err)
+        except KeyError as e:
+            _fail(f"bench: {e.args[0]}")
+    if out is not None:
+        try:
+            for p in bench_suite.write_outputs(rows, out):
+                err.print(f"[green]wrote[/] {p}")
+        except (OSError, UnsafePathError) as e:
+            _fail(f"bench: --out {out}: {e}")
+    if json_out:
+        typer.echo(bench_suite.dumps(rows))
+    else:
+        bench_suite.print_table(rows, err)
 
 
 def main() -> None:  # entry point

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from analyzer.errors import ScenarioError
 from analyzer.games.b17 import data as b17data
-from analyzer.games.b17 import plots as b17plots
 from analyzer.games.b17.exact_wave import exact_wave  # its own rule code: an independent oracle
 from analyzer.games.b17.compile import (bins, compile_bomber, crew_shooters, fighter_arrays,
                                         max_fighter_hits, position_arrays)
@@ -87,4 +86,5 @@ class AttackWave(Question):
                         placeholders=tuple(used), notes=tuple(notes))
 
     def plots(self, meta, points, dists):
+        from analyzer.games.b17 import plots as b17plots  # matplotlib only when plotting
         return b17plots.crew_figures(meta, points) + b17plots.wave_fate_figures(meta, points)

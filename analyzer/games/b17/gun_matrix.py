@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 
 from analyzer.games.b17 import data as b17data
-from analyzer.games.b17 import plots as b17plots
 from analyzer.games.b17 import shotlaw
 from analyzer.games.b17.compile import add, check_fighter_type, check_gun_ok, crew_skills, intercom
 from analyzer.games.b17.params import GunMatrixParams
@@ -75,6 +74,7 @@ class GunMatrix(Question):
     default_plots = False  # the kill-odds heatmap and polar plot replace the generic figures
 
     def prepare(self, p: GunMatrixParams, ctx: Context) -> Prepared:
+        from analyzer.games.b17 import plots as b17plots
         data = b17data.load(ctx)
         used: list[Placeholder] = []
         check_fighter_type(ctx, data, p.fighter, "params.fighter")
@@ -152,6 +152,7 @@ class GunMatrix(Question):
                         placeholders=tuple(used), notes=tuple(notes))
 
     def plots(self, meta, points, dists):
+        from analyzer.games.b17 import plots as b17plots  # matplotlib only when plotting
         return b17plots.gun_matrix_figures(meta, points)
 
 

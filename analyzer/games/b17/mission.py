@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 
 from analyzer.games.b17 import data as b17data
-from analyzer.games.b17 import plots as b17plots
 from analyzer.games.b17.attack_wave import crew_metrics
 from analyzer.games.b17.compile import (add, bins, compile_bomber, crew_shooters, fail, fighter_arrays,
                                         max_fighter_hits, position_arrays)
@@ -131,4 +130,5 @@ class Mission(Question):
         return model, int(skill), effects
 
     def plots(self, meta, points, dists):
+        from analyzer.games.b17 import plots as b17plots  # matplotlib only when plotting
         return b17plots.crew_figures(meta, points) + b17plots.mission_figures(meta, points)

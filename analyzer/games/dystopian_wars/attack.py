@@ -11,7 +11,6 @@ from typing import Annotated
 import numpy as np
 from pydantic import Field, model_validator
 
-from analyzer.games.dystopian_wars import plots as dw_plots
 from analyzer.games.dystopian_wars.common import (MAX_DICE, bernoulli_metric, pmf_metric, table, truncation_note)
 from analyzer.games.dystopian_wars.data import (GameData, Size, State, Strict, TargetSpec, Weapon,
                                                  crit_cumulative, resolve_target)
@@ -302,4 +301,5 @@ class Attack(Question):
                         exact=exact_answer, notes=tuple(notes))
 
     def plots(self, meta, points, dists):
+        from analyzer.games.dystopian_wars import plots as dw_plots  # matplotlib only when plotting
         return dw_plots.attack_figures(meta, points, dists)

@@ -12,7 +12,6 @@ import numpy as np
 from pydantic import Field
 
 from analyzer import exact
-from analyzer.games.dystopian_wars import plots as dw_plots
 from analyzer.games.dystopian_wars.common import (MAX_DICE, bernoulli_metric, pmf_metric, table,
                                                    truncation_note)
 from analyzer.games.dystopian_wars.data import GameData, Strict
@@ -132,4 +131,5 @@ class Boarding(Question):
                         exact=exact_answer, notes=tuple(notes))
 
     def plots(self, meta, points, dists):
+        from analyzer.games.dystopian_wars import plots as dw_plots  # matplotlib only when plotting
         return dw_plots.boarding_figures(meta, points, dists)

@@ -18,7 +18,6 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from analyzer.games.dystopian_wars import plots as dw_plots
 from analyzer.games.dystopian_wars.common import stacked_tables
 from analyzer.games.dystopian_wars.data import GameData, State, Strict, crit_cumulative
 from analyzer.games.dystopian_wars.rules import (AIR, SMALL_HP_CODE, WEAPON_CODE, RuleError, cancel_faces,
@@ -359,4 +358,5 @@ class Duel(Question):
                         notes=tuple(notes))
 
     def plots(self, meta, points, dists):
+        from analyzer.games.dystopian_wars import plots as dw_plots  # matplotlib only when plotting
         return dw_plots.duel_figures(meta, points, dists)

@@ -14,7 +14,6 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from analyzer.games.dystopian_wars import plots as dw_plots
 from analyzer.games.dystopian_wars.common import (MAX_DICE, bernoulli_metric, stacked_tables,
                                                    table, truncation_note)
 from analyzer.games.dystopian_wars.data import GameData, State, Strict, TargetSpec, crit_cumulative, resolve_target
@@ -411,4 +410,5 @@ class FireAllocation(Question):
                         exact=exact_answer, notes=tuple(notes), derived_notes=ranking)
 
     def plots(self, meta, points, dists):
+        from analyzer.games.dystopian_wars import plots as dw_plots  # matplotlib only when plotting
         return dw_plots.fire_allocation_figures(meta, points, dists)

@@ -12,7 +12,6 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from analyzer.games.dystopian_wars import plots as dw_plots
 from analyzer.games.dystopian_wars.common import bernoulli_metric, pmf_metric, table, truncation_note
 from analyzer.games.dystopian_wars.data import GameData, ShipSpec, Strict, crit_cumulative, resolve_ship
 from analyzer.games.dystopian_wars.rules import (SMALL_HP_CODE, RuleError, damage_distribution, hit_faces,
@@ -141,6 +140,7 @@ class Ram(Question):
                         exact=exact_answer, notes=tuple(notes))
 
     def plots(self, meta, points, dists):
+        from analyzer.games.dystopian_wars import plots as dw_plots  # matplotlib only when plotting
         return dw_plots.two_sided_damage_figures(meta, points, ("damage_to_rammed", "damage_to_rammer"),
                                                  ("p_rammed_destroyed", "p_rammer_destroyed"),
                                                  ("rammed", "rammer"))
@@ -197,5 +197,6 @@ class Collision(Question):
                         exact=exact_answer, notes=tuple(notes))
 
     def plots(self, meta, points, dists):
+        from analyzer.games.dystopian_wars import plots as dw_plots  # matplotlib only when plotting
         return dw_plots.two_sided_damage_figures(meta, points, ("damage_to_a", "damage_to_b"),
                                                  ("p_a_destroyed", "p_b_destroyed"), ("a", "b"))

@@ -9,7 +9,6 @@ from __future__ import annotations
 from pydantic import Field, model_validator
 
 from analyzer import exact
-from analyzer.games.dystopian_wars import plots as dw_plots
 from analyzer.games.dystopian_wars.common import bernoulli_metric, pmf_metric, table
 from analyzer.games.dystopian_wars.data import GameData, Strict
 from analyzer.games.dystopian_wars.rules import rout_faces
@@ -75,4 +74,5 @@ class RoutTest(Question):
                         exact=exact_answer, notes=tuple(notes))
 
     def plots(self, meta, points, dists):
+        from analyzer.games.dystopian_wars import plots as dw_plots  # matplotlib only when plotting
         return dw_plots.rout_figures(meta, points, dists)

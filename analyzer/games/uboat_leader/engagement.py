@@ -13,7 +13,6 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from analyzer.games.uboat_leader import plots
 from analyzer.games.uboat_leader.compile import compile_engagement
 from analyzer.games.uboat_leader.data import GameData
 from analyzer.games.uboat_leader.escort_detection import TacticsParam, tactics_chits
@@ -123,4 +122,5 @@ class Engagement(Question):
                         notes=tuple(notes))
 
     def plots(self, meta, points, dists):
+        from analyzer.games.uboat_leader import plots  # matplotlib only when plotting
         return plots.engagement_figures(meta, points, dists)

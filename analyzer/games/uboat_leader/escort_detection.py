@@ -16,7 +16,6 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator, m
 from analyzer.errors import suggest
 from analyzer.gamedata import Placeholder
 from analyzer.games.uboat_leader.data import GameData, param_error
-from analyzer.games.uboat_leader import plots
 from analyzer.questions import Context, ExactMetric, Metric, Prepared, Question, register
 from kernels.uboat_leader import detection as k
 
@@ -154,6 +153,7 @@ class EscortDetection(Question):
                         placeholders=tuple(placeholders + gd.used), notes=tuple(notes))
 
     def plots(self, meta, points, dists):
+        from analyzer.games.uboat_leader import plots  # matplotlib only when plotting
         return plots.escort_detection_figures(meta, points)
 
 

@@ -13,7 +13,6 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from analyzer.errors import suggest
-from analyzer.games.uboat_leader import plots
 from analyzer.games.uboat_leader.data import CAMPAIGN_DIR, GameData, param_error
 from analyzer.games.uboat_leader.rules import WOLFPACK_OPTIONS
 from analyzer.questions import Context, ExactMetric, Metric, Prepared, Question, register
@@ -129,6 +128,7 @@ class Wolfpack(Question):
                         placeholders=tuple(gd.used))
 
     def plots(self, meta, points, dists):
+        from analyzer.games.uboat_leader import plots  # matplotlib only when plotting
         return plots.wolfpack_figures(meta, points, dists)
 
 

@@ -1,0 +1,251 @@
+"""``analyzer bench``: every benchmark in one run, as rows with a ratio and a target.
+
+Each row compares a measured figure with another measured in the same process (raw RNG
+draws, numpy, the pure-Python reference, icepool), or, for the whole-process rows (CLI
+start, memory), with its stated target. Row keys (``--json`` prints ``{"rows": [...]}``):
+
+``name``, ``what``, ``rate`` and ``unit`` (the measured figure), ``reference`` and
+``reference_rate`` (what it is compared with, when there is one), ``ratio``, ``ratio_target``,
+``better`` (``higher``/``lower``: which side of the target meets it), ``met`` and ``threads``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+import numba
+
+from analyzer import bench as bench_mod
+from analyzer.questions import SCENARIO_ROOT
+
+#: Trials of the kernel side in ``--quick`` mode (the references keep their own small counts).
+QUICK_TRIALS = 200_000
+#: benchmarks whose quick run needs more trials to time anything but overhead
+QUICK_TRIALS_OF = {"dice": 2_000_000}
+#: Default targets (issue "performance"): a stateful kernel vs its pure-Python reference.
+STATEFUL_TARGET = 300
+THREAD_EFFICIENCY_TARGET = 0.85
+MEMORY_GROWTH_TARGET = 1.10
+#: whole-process wall-time targets in seconds (warm, 2 cores)
+CLI_TARGETS = {"cli-help": 0.5, "cli-list": 0.5, "cli-validate": 0.7, "cli-run-gun-shot": 1.5}
+#: one shipped scenario per kernel for the thread-scaling rows
+SCALING_SCENARIOS = {
+    "dice-pool": "dystopian_wars/attack_ad10.yaml",
+    "dw-duel": "dystopian_wars/duel_battleship_vs_cruisers.yaml",
+    "b17-attack-wave": "b17/attack_wave_mixed_policies.yaml",
+    "uboat-engagement": "uboat_leader/convoy37_engagement.yaml",
+    "hacse-depth-charge": "hacse_naval/depth_charge_ring_prior.yaml",
+    "bn-firefight": "breaking_news/firefight_patrol.yaml",
+}
+
+
+def row(name: str, what: str, rate: float, unit: str, ratio: float, target: float, *, better: str = "higher",
+        reference: str = "", reference_rate: float | None = None, threads: int | None = None) -> dict:
+    met = ratio >= target if better == "higher" else ratio <= target
+    return {"name": name, "what": what, "rate": rate, "unit": unit, "reference": reference,
+            "reference_rate": reference_rate, "ratio": ratio, "ratio_target": target, "better": better,
+            "met": bool(met), "threads": threads if threads is not None else numba.get_num_threads()}
+
+
+def rows_of(name: str, out: dict, target: float | None) -> list[dict]:
+    """The rows of one registered benchmark's result dict (the shapes the benchmarks return)."""
+    if "rows" in out:
+        return out["rows"]
+    if "pool_vs_raw" in out:
+        return [row("dice-pool-vs-raw", "exploding pool dice/s vs raw RNG draws/s", out["pool_dice_per_s"], "dice/s",
+                    out["pool_vs_raw"], 0.6, reference="raw xoshiro256** draws/s",
+                    reference_rate=out["raw_draws_per_s"]),
+                row("dice-pool-vs-numpy", "exploding pool dice/s vs numpy vectorised", out["pool_dice_per_s"],
+                    "dice/s", out["pool_vs_numpy"], 10, reference="numpy vectorised dice/s",
+                    reference_rate=out["numpy_dice_per_s"])]
+    if "fraction_of_icepool" in out:
+        return [row(name, "exact 40-die attack time / icepool's time (same 1e-15 tail)", out["ours_s"], "s",
+                    out["fraction_of_icepool"], 0.01, better="lower", reference="icepool",
+                    reference_rate=out["icepool_s"])]
+    if "scenarios" in out:
+        rows = []
+        for scen, r in out["scenarios"].items():
+            if "ratio" in r:
+                rows.append(row(f"{name}:{scen}", "kernel trials/s vs pure-Python reference", r["kernel_trials_per_s"],
+                                "trials/s", r["ratio"], target or STATEFUL_TARGET, reference="pure-Python reference",
+                                reference_rate=r["reference_trials_per_s"]))
+        return rows
+    if "kernel_trials_per_s" in out:
+        return [row(name, "kernel trials/s vs pure-Python reference", out["kernel_trials_per_s"], "trials/s",
+                    out["ratio"], target or STATEFUL_TARGET, reference="pure-Python reference",
+                    reference_rate=out["reference_trials_per_s"])]
+    raise ValueError(f"bench {name}: unknown result shape {sorted(out)}")
+
+
+def target_of(fn: Callable) -> float | None:
+    """A game bench module's ``TARGET_RATIO`` (the stated target), if any."""
+    return getattr(sys.modules.get(fn.__module__), "TARGET_RATIO", None)
+
+
+# ----------------------------------------------------------------------------- scaling rows
+def thread_scaling(name: str, scenario: Path, trials: int) -> dict:
+    """1 vs all threads on one point's kernel: parallel efficiency = rate(n) / (n * rate(1))."""
+    from analyzer import scenario as scenario_mod
+    from analyzer.runner import BATCH_CHUNKS, CHUNK_TRIALS, prepare_point
+
+    sc = scenario_mod.load(scenario)
+    prep = prepare_point(sc, sc.points[0])
+    prep.run_kernel(1, 7, 0, 2, 64, 128)
+    n_chunks = -(-trials // CHUNK_TRIALS)
+
+    def run_all():
+        for lo in range(0, n_chunks, BATCH_CHUNKS):
+            prep.run_kernel(1, 7, lo, min(lo + BATCH_CHUNKS, n_chunks), CHUNK_TRIALS, trials)
+
+    threads = numba.get_num_threads()
+
+    def run_one():
+        numba.set_num_threads(1)
+        try:
+            run_all()
+        finally:
+            numba.set_num_threads(threads)
+    t_all, t_one = bench_mod.interleaved_best([run_all, run_one], rounds=3)
+    rate_all, rate_one = trials / t_all, trials / t_one
+    return row(f"threads-{name}", f"parallel efficiency 1 -> {threads} threads ({scenario.name})", rate_all,
+               "trials/s", rate_all / (threads * rate_one), THREAD_EFFICIENCY_TARGET,
+               reference="same kernel on 1 thread", reference_rate=rate_one, threads=threads)
+
+
+def _cli(args: list[str], cwd: Path | None = None) -> tuple[float, int]:
+    """Wall time and peak RSS (KiB) of one ``analyzer`` process."""
+    code = ("import resource, sys, time; t0 = time.perf_counter(); sys.argv = ['analyzer'] + sys.argv[1:];\n"
+            "from analyzer.cli import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print('BENCH', time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "
+            "file=sys.stderr)")
+    t0 = time.perf_counter()
+    res = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=cwd,
+                         env=dict(os.environ, COLUMNS="120"))
+    wall = time.perf_counter() - t0
+    line = [ln for ln in res.stderr.splitlines() if ln.startswith("BENCH ")]
+    if res.returncode != 0 or not line:
+        raise RuntimeError(f"analyzer {' '.join(args)} failed: {res.stderr[-500:]}")
+    return wall, int(line[-1].split()[2])
+
+
+def cli_rows(work: Path) -> list[dict]:
+    """Whole-process wall times of the commands a user types (best of 3, warm caches)."""
+    root = SCENARIO_ROOT
+    commands = {"cli-help": ["--help"], "cli-list": ["list"],
+                "cli-validate": ["validate", str(root / "b17" / "gun_shot_skill15.yaml")],
+                "cli-run-gun-shot": ["run", str(root / "b17" / "gun_shot_skill15.yaml"), "--trials", "200000",
+                                     "--no-progress", "--out", str(work)]}
+    out = []
+    for name, args in commands.items():
+        best = min(_cli(args, work)[0] for _ in range(3))
+        out.append(row(name, f"wall time of 'analyzer {' '.join(args[:1])}' (whole process, best of 3)", best, "s",
+                       best, CLI_TARGETS[name], better="lower", threads=numba.get_num_threads()))
+    return out
+
+
+def memory_row(work: Path, quick: bool) -> dict:
+    """Peak RSS of a whole run at 100x the trials of another: must stay flat."""
+    small, big = (100_000, 10_000_000) if quick else (1_000_000, 100_000_000)
+    scen = str(SCENARIO_ROOT / "dystopian_wars" / "attack_ad10.yaml")
+    rss = {}
+    wall = {}
+    for n in (small, big):
+        wall[n], rss[n] = _cli(["run", scen, "--trials", str(n), "--no-progress", "--out", str(work)], work)
+    return row("memory-trials", f"peak RSS at {big:.0e} trials / at {small:.0e} (attack_ad10 run; "
+               f"wall {wall[small]:.1f} s vs {wall[big]:.1f} s)", rss[big] / 1024, "MiB", rss[big] / rss[small],
+               MEMORY_GROWTH_TARGET, better="lower", reference=f"peak RSS at {small:.0e} trials",
+               reference_rate=rss[small] / 1024)
+
+
+# ----------------------------------------------------------------------------- the suite
+def run_suite(names: list[str] | None = None, *, quick: bool = False, console=None,
+              work: Path | None = None) -> list[dict]:
+    """Every registered benchmark (or ``names``), then thread scaling, memory and CLI start."""
+    import tempfile
+
+    bench_mod.load_benchmarks()
+    chosen = names or sorted(bench_mod.BENCHMARKS)
+    unknown = [n for n in chosen if n not in bench_mod.BENCHMARKS and n not in ("scaling", "memory", "cli")]
+    if unknown:
+        raise KeyError(f"unknown benchmark(s): {', '.join(unknown)}; allowed: "
+                       f"{', '.join(sorted(bench_mod.BENCHMARKS) + ['scaling', 'memory', 'cli'])}")
+    rows: list[dict] = []
+    for name in chosen:
+        if name not in bench_mod.BENCHMARKS:
+            continue
+        fn = bench_mod.BENCHMARKS[name]
+        bench_mod.say(console, f"--- {name}")
+        out = fn(console, QUICK_TRIALS_OF.get(name, QUICK_TRIALS) if quick else None)
+        rows += rows_of(name, out, target_of(fn))
+    extras = [n for n in ("scaling", "memory", "cli") if names is None or n in names]
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        work = Path(work or tmp)
+        if "scaling" in extras:
+            for name, rel in SCALING_SCENARIOS.items():
+                path = SCENARIO_ROOT / rel
+                if path.is_file() and (names is None or name in chosen or "scaling" in names):
+                    rows.append(thread_scaling(name, path, QUICK_TRIALS if quick else 2_000_000))
+        if "memory" in extras:
+            rows.append(memory_row(work, quick))
+        if "cli" in extras:
+            rows += cli_rows(work)
+    return rows
+
+
+def write_outputs(rows: list[dict], out_dir: Path) -> list[Path]:
+    """``bench.parquet`` (one row per figure), ``bench.json`` and ``bench_ratios.png``."""
+    import pandas as pd
+
+    from analyzer import outputs, paths
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = [outputs.write_parquet(pd.DataFrame(rows), out_dir / "bench.parquet"),
+               outputs.write_json({"rows": rows}, out_dir / "bench.json")]
+    fig = ratio_figure(rows)
+    written.append(paths.write_atomic(out_dir, "bench_ratios.png", lambda fh: fig.savefig(fh, format="png", dpi=110)))
+    return written
+
+
+def ratio_figure(rows: list[dict]):
+    """Each row's ratio as a fraction of its target (1 = target met exactly; log scale)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 0.32 * len(rows) + 1.5))
+    score = [(r["ratio"] / r["ratio_target"]) if r["better"] == "higher" else (r["ratio_target"] / r["ratio"])
+             for r in rows]
+    colours = ["tab:green" if r["met"] else "tab:red" for r in rows]
+    ax.barh(range(len(rows)), score, color=colours)
+    ax.set_yticks(range(len(rows)), [r["name"] for r in rows], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.axvline(1, color="black", lw=1)
+    for i, r in enumerate(rows):
+        ax.annotate(f" {r['ratio']:.3g} (target {'≥' if r['better'] == 'higher' else '≤'} {r['ratio_target']:g})",
+                    (score[i], i), fontsize=6, va="center")
+    ax.set_xlabel("measured ratio / target (≥ 1 meets it; green met, red not)")
+    ax.set_title("analyzer bench: every ratio measured in one run", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def print_table(rows: list[dict], console) -> None:
+    from rich.table import Table
+
+    table = Table(title="analyzer bench", title_justify="left")
+    for col in ("name", "rate", "ratio", "target", "met"):
+        table.add_column(col, justify="left" if col == "name" else "right")
+    for r in rows:
+        table.add_row(r["name"], f"{r['rate']:.4g} {r['unit']}", f"{r['ratio']:.3g}",
+                      f"{'≥' if r['better'] == 'higher' else '≤'} {r['ratio_target']:g}", "yes" if r["met"] else "NO")
+    console.print(table)
+
+
+def dumps(rows: list[dict]) -> str:
+    return json.dumps({"rows": rows}, indent=2, default=float)
