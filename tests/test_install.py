@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = [("dice", "pool", "pool_vs_cancel.yaml"),
             ("dystopian_wars", "attack", "attack_ad10.yaml"),
             ("b17", "gun_shot", "gun_shot_skill15.yaml"),
-            ("uboat_leader", "escort_detection", "escort_detection_example.yaml")]
+            ("uboat_leader", "escort_detection", "escort_detection_example.yaml"),
+            ("breaking_news", "shot", "shot_fanatic_burst.yaml")]
 TRIALS = "5000"
 
 

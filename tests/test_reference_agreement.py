@@ -8,13 +8,14 @@ import pytest
 
 from analyzer import scenario as scenario_mod
 from analyzer.runner import prepare_point
-from tests.reference import b17, dystopian_wars, uboat_leader
+from tests.reference import b17, breaking_news, dystopian_wars, uboat_leader
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCES = {"b17": (b17, lambda: b17.load_data(None)),
               "dystopian_wars": (dystopian_wars, dystopian_wars.load_data),
-              "uboat_leader": (uboat_leader, uboat_leader.load_data)}
-TRIALS = {"duel": 3, "fire_allocation": 3, "mission": 5, "engagement": 5}
+              "uboat_leader": (uboat_leader, uboat_leader.load_data),
+              "breaking_news": (breaking_news, breaking_news.load_data)}
+TRIALS = {"duel": 3, "fire_allocation": 3, "mission": 5, "engagement": 5, "firefight": 5}
 
 
 def shipped():

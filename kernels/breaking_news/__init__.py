@@ -1,0 +1,1 @@
+"""Numba kernels of Breaking News (docs/models/breaking_news.md)."""

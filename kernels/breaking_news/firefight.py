@@ -1,0 +1,286 @@
+"""Kernel of question ``firefight``: two teams exchange fire turn by turn until one fails morale
+while behind on DP, is wiped out, or the turn limit (docs/models/breaking_news.md §6).
+
+One turn (source §5): initiative (§5.1: 2D6 + leadership + quality bonus, -1 per turn the side has
+held it); the active team acts as one fire group (§8.4): every shocked figure first takes its shock
+test (§10), then every acting figure fires; each reactive figure not shocked reacts once with
+opportunity fire (§8.5, "Si el fuego de oportunidad es una reacción al fuego enemigo, entonces los
+disparos serán simultáneos"): all shots of the turn are resolved against the figures standing at
+its start. Saves (§9), shock for survivors of hits (§10), defeat points (§14), morale at the end
+of the turn (§12). Game data arrive compiled (analyzer/games/breaking_news/firefight.py):
+
+- ``figs[side, fig, FIG_*]``: save face, leader flag, leadership, shock value, DP when lost, sniper;
+- ``fire[turn, side, fig, ACTIVE|REACTIVE, target_is_sniper, DICE|FACE]``: the compiled shot per figure
+  (the range schedule and movement make it depend on the turn);
+- ``team[side, TEAM_*]``: initiative bonus, morale dice, ambush bonus, motivation;
+- ``consts[C_*]``: turn limit, DP constants, shock and morale automatic faces, rule readings.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from kernels._jit import hot_jit, jit, parallel_jit, unmanaged_jit
+from kernels.breaking_news.fire import roll_hits
+from kernels.breaking_news.morale import morale_passes
+from kernels.driver import run_trials
+from kernels.rng import roll_die
+
+MAX_FIGURES = 24
+# figs columns
+FIG_SAVE, FIG_LEADER, FIG_LEADERSHIP, FIG_SHOCK, FIG_DP, FIG_SNIPER = 0, 1, 2, 3, 4, 5
+N_FIG_COLS = 6
+ACTIVE, REACTIVE = 0, 1
+DICE, FACE = 0, 1
+# team columns
+TEAM_INIT, TEAM_MORALE, TEAM_AMBUSH, TEAM_MOTIVATION = 0, 1, 2, 3
+N_TEAM_COLS = 4
+# consts
+(C_TURNS, C_DP_FIRED_FIRST, C_DP_WITHDRAWAL, C_LEADER_EXTRA, C_SHOCK_FAILS_ON, C_MORALE_CUMULATIVE,
+ C_SHOCK_CLEARS, C_TIE_REROLL, C_MAX_INIT_ROLLS, C_LEADER_IN_REACH) = range(10)
+N_CONSTS = 10
+# metrics
+(M_WIN_A, M_WIN_B, M_DRAW, M_TURNS, M_CAS_A, M_CAS_B, M_DP_A, M_DP_B, M_TURN_LIMIT) = range(9)
+N_METRICS = 9
+# counters
+K_TURN_LIMIT, K_INIT_TIE_CAP = 0, 1
+N_COUNTERS = 2
+
+
+# Exceptions to the jit policy, measured with ``analyzer bench bn-firefight`` (kernels/_jit.py):
+# the trial and its phase helpers are ``unmanaged_jit`` (none allocates; with NRT every call
+# increfs/decrefs its arrays) and the per-shot helpers (target choice, leadership, initiative,
+# hits) are ``hot_jit``. All ``jit``: 108x the reference; unmanaged only: ~150x; both: 453x.
+# per-side scratch rows of the workspace's second array
+S_DP, S_LOST, S_LEADER_LOST, S_HELD, S_MOTIVATION, S_DEAD, S_LEAD_DEAD, S_FAILED, S_STANDING = range(9)
+N_SIDE_ROWS = 9
+# grid rows
+G_ALIVE, G_SHOCKED, G_HITS, G_DEAD, G_ACTING, G_STANDING = range(6)
+
+
+@jit
+def firefight_workspace(args):
+    """(grid[G_*, side, figure]: alive, shocked, hits taken, dead this turn, acting this turn, the
+    list of figures standing at the start of the fire phase; sides[S_*, side]: per-side counts),
+    allocated once per chunk."""
+    return np.zeros((6, 2, MAX_FIGURES), np.int64), np.zeros((N_SIDE_ROWS, 2), np.int64)
+
+
+@hot_jit
+def best_leadership(ws, figs, n_fig, side):
+    """Leadership of the best living leader of ``side`` (0 when none is left)."""
+    best = 0
+    for f in range(n_fig[side]):
+        if ws[0, side, f] and figs[side, f, FIG_LEADERSHIP] > best:
+            best = figs[side, f, FIG_LEADERSHIP]
+    return best
+
+
+@hot_jit
+def initiative_score(state, ws, figs, n_fig, team, turn, held, s):
+    score = roll_die(state, 6) + roll_die(state, 6) + best_leadership(ws, figs, n_fig, s) + team[s, TEAM_INIT] - held[s]
+    if turn == 0:
+        score += team[s, TEAM_AMBUSH]
+    return score
+
+
+@unmanaged_jit
+def roll_initiative(state, counters, ws, figs, n_fig, team, consts, turn, held, previous):
+    """§5.1: 2D6 + the leader's leadership + the quality bonus - 1 per turn held in a row (+ Ambush
+    on the first turn). Ties (A11): roll again (capped, counted; then side A) or keep the previous."""
+    for _ in range(consts[C_MAX_INIT_ROLLS]):
+        a = initiative_score(state, ws, figs, n_fig, team, turn, held, 0)
+        b = initiative_score(state, ws, figs, n_fig, team, turn, held, 1)
+        if a > b:
+            return 0
+        if b > a:
+            return 1
+        if not consts[C_TIE_REROLL]:
+            return previous if previous >= 0 else 0
+    counters[K_INIT_TIE_CAP] += 1
+    return 0
+
+
+@unmanaged_jit
+def shock_tests(state, ws, figs, n_fig, consts, side):
+    """§10: each shocked figure of the activated side tests 1D6 <= Shock + leadership (a 6 always
+    fails); who passes acts (and loses the shock unless A9 test_every_activation). Marks ws[4]."""
+    lead = best_leadership(ws, figs, n_fig, side) if consts[C_LEADER_IN_REACH] else 0
+    for f in range(n_fig[side]):
+        ws[4, side, f] = 0
+        if not ws[0, side, f]:
+            continue
+        if ws[1, side, f]:
+            d = roll_die(state, 6)
+            if d >= consts[C_SHOCK_FAILS_ON] or d > figs[side, f, FIG_SHOCK] + lead:
+                continue
+            if consts[C_SHOCK_CLEARS]:
+                ws[1, side, f] = 0
+        ws[4, side, f] = 1
+
+
+@hot_jit
+def list_standing(ws, sides, n_fig, side):
+    """Write the figures of ``side`` standing now into ws[G_STANDING] (targets of this fire phase)."""
+    n = 0
+    for f in range(n_fig[side]):
+        if ws[G_ALIVE, side, f]:
+            ws[G_STANDING, side, n] = f
+            n += 1
+    sides[S_STANDING, side] = n
+
+
+@hot_jit
+def pick_target(state, ws, sides, side):
+    """A uniformly random figure of ``side`` standing at the start of the fire phase (-1: none)."""
+    n = sides[S_STANDING, side]
+    if n == 0:
+        return -1
+    return ws[G_STANDING, side, roll_die(state, n) - 1]
+
+
+@unmanaged_jit
+def volley(state, ws, sides, figs, n_fig, fire, turn, side, role):
+    """Every figure of ``side`` allowed to fire in ``role`` shoots at a random enemy; hits pile up in
+    ws[2] (resolved after both volleys: simultaneous fire). Returns the dice rolled."""
+    enemy = 1 - side
+    rolled = 0
+    for f in range(n_fig[side]):
+        if not ws[0, side, f]:
+            continue
+        if role == ACTIVE and not ws[4, side, f]:
+            continue
+        if role == REACTIVE and ws[1, side, f]:
+            continue   # §10 "Las figuras conmocionadas no pueden reaccionar al fuego de oportunidad"
+        t = pick_target(state, ws, sides, enemy)
+        if t < 0:
+            return rolled
+        k = figs[enemy, t, FIG_SNIPER]
+        dice = fire[turn, side, f, role, k, DICE]
+        if dice > 0:
+            rolled += dice
+            ws[2, enemy, t] += roll_hits(state, dice, fire[turn, side, f, role, k, FACE])
+    return rolled
+
+
+@unmanaged_jit
+def resolve_hits(state, ws, figs, n_fig, dp, side):
+    """§9 one save per hit (first failure removes the figure); §10 survivors of hits are shocked.
+    Returns (casualties, leader lost) and adds the §14 DP of each loss to dp[side]."""
+    dead = 0
+    leader = 0
+    for f in range(n_fig[side]):
+        ws[3, side, f] = 0
+        h = ws[2, side, f]
+        ws[2, side, f] = 0
+        if h == 0 or not ws[0, side, f]:
+            continue
+        survived = True
+        for _ in range(h):
+            if roll_die(state, 6) < figs[side, f, FIG_SAVE]:
+                survived = False
+                break
+        if survived:
+            ws[1, side, f] = 1
+        else:
+            ws[0, side, f] = 0
+            ws[1, side, f] = 0
+            ws[3, side, f] = 1
+            dead += 1
+            dp[side] += figs[side, f, FIG_DP]
+            if figs[side, f, FIG_LEADER]:
+                leader = 1
+    return dead, leader
+
+
+@unmanaged_jit
+def firefight_trial(state, values, counters, workspace, args):
+    n_fig, figs, fire, team, consts = args
+    ws, sides = workspace
+    for s in range(2):
+        for f in range(MAX_FIGURES):
+            ws[0, s, f] = 1 if f < n_fig[s] else 0
+            ws[1, s, f] = 0
+            ws[2, s, f] = 0
+        for r in range(N_SIDE_ROWS):
+            sides[r, s] = 0
+        sides[S_MOTIVATION, s] = team[s, TEAM_MOTIVATION]
+    dp = sides[S_DP]
+    lost = sides[S_LOST]
+    leader_lost = sides[S_LEADER_LOST]
+    held = sides[S_HELD]
+    motivation = sides[S_MOTIVATION]
+    dead = sides[S_DEAD]
+    lead_dead = sides[S_LEAD_DEAD]
+    failed = sides[S_FAILED]
+    previous = -1
+    fired_first = False
+    turns = consts[C_TURNS]
+    ended = False
+    turn = 0
+    while turn < turns and not ended:
+        active = roll_initiative(state, counters, ws, figs, n_fig, team, consts, turn, held, previous)
+        held[active] = held[active] + 1 if active == previous else 1
+        held[1 - active] = 0
+        previous = active
+        shock_tests(state, ws, figs, n_fig, consts, active)
+        acted = 0
+        for f in range(n_fig[active]):
+            acted += ws[4, active, f]
+        list_standing(ws, sides, n_fig, 0)
+        list_standing(ws, sides, n_fig, 1)
+        rolled_active = volley(state, ws, sides, figs, n_fig, fire, turn, active, ACTIVE)
+        rolled_reactive = 0
+        if acted > 0:
+            rolled_reactive = volley(state, ws, sides, figs, n_fig, fire, turn, 1 - active, REACTIVE)
+        if not fired_first and rolled_active + rolled_reactive > 0:
+            fired_first = True
+            dp[active if rolled_active > 0 else 1 - active] += consts[C_DP_FIRED_FIRST]
+        for s in range(2):
+            dead[s], lead_dead[s] = resolve_hits(state, ws, figs, n_fig, dp, s)
+            lost[s] += dead[s]
+            leader_lost[s] = max(leader_lost[s], lead_dead[s])
+        # §12 morale at the end of the turn, by every team with casualties this turn
+        for s in range(2):
+            failed[s] = 0
+            if dead[s] == 0:
+                continue
+            if consts[C_MORALE_CUMULATIVE]:
+                counted = lost[s] + consts[C_LEADER_EXTRA] * leader_lost[s]
+            else:
+                counted = dead[s] + consts[C_LEADER_EXTRA] * lead_dead[s]
+            half = 2 * lost[s] >= n_fig[s]
+            if not morale_passes(state, team[s, TEAM_MORALE], counted, half):
+                if motivation[s]:
+                    motivation[s] = 0     # Extra "Motivación": "El primer test de moral fallido es ignorado"
+                else:
+                    failed[s] = 1
+        for s in range(2):
+            if failed[s]:
+                if dp[s] > dp[1 - s]:
+                    dp[s] += consts[C_DP_WITHDRAWAL]   # withdraws: "el juego se acaba"
+                    ended = True
+                else:
+                    for f in range(n_fig[s]):
+                        if ws[0, s, f]:
+                            ws[1, s, f] = 1            # "TODO el equipo estará conmocionado"
+        if lost[0] == n_fig[0] or lost[1] == n_fig[1]:
+            ended = True
+        turn += 1
+    values[M_TURN_LIMIT] = 0
+    if not ended:
+        values[M_TURN_LIMIT] = 1
+        counters[K_TURN_LIMIT] += 1
+    values[M_WIN_A] = 1 if dp[0] < dp[1] else 0     # §14 "el perdedor es el jugador con más puntos de derrota"
+    values[M_WIN_B] = 1 if dp[1] < dp[0] else 0
+    values[M_DRAW] = 1 if dp[0] == dp[1] else 0
+    values[M_TURNS] = turn
+    values[M_CAS_A] = lost[0]
+    values[M_CAS_B] = lost[1]
+    values[M_DP_A] = dp[0]
+    values[M_DP_B] = dp[1]
+
+
+@parallel_jit
+def firefight_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, args):
+    return run_trials(firefight_trial, firefight_workspace, args, seed, key, chunk_lo, chunk_hi, chunk_size,
+                      n_trials, N_METRICS, n_bins, N_COUNTERS)
