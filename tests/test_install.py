@@ -22,7 +22,8 @@ EXAMPLES = [("dice", "pool", "pool_vs_cancel.yaml"),
             ("dystopian_wars", "attack", "attack_ad10.yaml"),
             ("b17", "gun_shot", "gun_shot_skill15.yaml"),
             ("uboat_leader", "escort_detection", "escort_detection_example.yaml"),
-            ("breaking_news", "shot", "shot_fanatic_burst.yaml")]
+            ("breaking_news", "shot", "shot_assault_rifle_modes.yaml"),
+            ("hacse_naval", "depth_charge", "depth_charge_example.yaml")]
 TRIALS = "5000"
 
 

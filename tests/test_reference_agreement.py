@@ -8,14 +8,16 @@ import pytest
 
 from analyzer import scenario as scenario_mod
 from analyzer.runner import prepare_point
-from tests.reference import b17, breaking_news, dystopian_wars, uboat_leader
+from tests.reference import b17, breaking_news, dystopian_wars, hacse_naval, uboat_leader
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCES = {"b17": (b17, lambda: b17.load_data(None)),
               "dystopian_wars": (dystopian_wars, dystopian_wars.load_data),
               "uboat_leader": (uboat_leader, uboat_leader.load_data),
-              "breaking_news": (breaking_news, breaking_news.load_data)}
-TRIALS = {"duel": 3, "fire_allocation": 3, "mission": 5, "engagement": 5, "firefight": 5}
+              "breaking_news": (breaking_news, breaking_news.load_data),
+              "hacse_naval": (hacse_naval, hacse_naval.load_data)}
+TRIALS = {"duel": 3, "fire_allocation": 3, "mission": 5, "engagement": 5, "firefight": 5, "fire": 3,
+          "depth_charge_pattern": 3}
 
 
 def shipped():

@@ -12,7 +12,7 @@ FILES = scenario.expand_targets([str(ROOT / "scenarios")])
 
 def test_there_are_scenarios_for_every_implemented_game():
     games = {scenario.load(f).spec.game for f in FILES}
-    assert {"dice", "dystopian_wars", "b17", "uboat_leader"} <= games
+    assert {"dice", "dystopian_wars", "b17", "uboat_leader", "breaking_news", "hacse_naval"} <= games
 
 
 @pytest.mark.parametrize("path", FILES, ids=[str(f.relative_to(ROOT / "scenarios")) for f in FILES])

@@ -28,7 +28,7 @@ def test_no_file_refers_outside_the_repository():
 
 def test_every_game_has_its_digest_and_spec_in_the_repository():
     sources = (ROOT / "docs" / "sources.md").read_text()
-    for game in ("uboat_leader", "b17", "dystopian_wars", "breaking_news"):
+    for game in ("uboat_leader", "b17", "dystopian_wars", "breaking_news", "hacse_naval"):
         assert f"`{game}`" in sources
         assert (ROOT / "docs" / "models" / f"{game}.md").is_file()
     for digest in re.findall(r"\(rules/([a-z0-9_]+\.md)\)", sources):

@@ -1,0 +1,79 @@
+"""Question ``mine_field``: a ship crossing n hexes of a minefield (source "See-Minen", l.93-95).
+
+docs/models/hacse_naval.md §4.4. "See-Minen lösen aus, wenn ein Schiff das gleiche Hex betritt.
+Sie verursachen einen Schaden von 3W10, und treffen wie Torpedos nur Rumpf, Maschinenraum, Tank
+oder Magazin." Each hex entered holds a mine with probability ``density``; the crossing stops
+when the ship sinks. Exact mode enumerates every hex, row and W10.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from analyzer.games.hacse_naval import rules as R
+from analyzer.games.hacse_naval.data import Data, param_error
+from analyzer.games.hacse_naval.depth_charge import sheet_placeholders
+from analyzer.games.hacse_naval.exact_damage import TooLarge
+from analyzer.games.hacse_naval.torpedo_salvo import exact_underwater, max_underwater_damage, summarise_states
+from analyzer.questions import Context, ExactAnswer, Metric, Prepared, Question, register
+from kernels.hacse_naval import torpedo_salvo as k
+
+
+class MineFieldParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    ship: str = Field("destroyer", description="damage sheet ships/<ship>.yaml of the crossing ship")
+    hexes: int = Field(..., ge=1, le=60, description="minefield hexes the ship enters")
+    density: float = Field(..., ge=0, le=1, description="P(a hex holds a mine), a multiple of 0.001")
+    damage_dice: int | None = Field(None, ge=1, le=20, description="W10 per mine (default: the source's 3W10)")
+
+    @field_validator("density")
+    @classmethod
+    def _permille(cls, v):
+        if abs(v * 1000 - round(v * 1000)) > 1e-9:
+            raise ValueError(f"density = {v}: allowed: a multiple of 0.001")
+        return v
+
+
+@register
+class MineField(Question):
+    game = "hacse_naval"
+    name = "mine_field"
+    summary = "A ship crossing a minefield: 3W10 per mine to Rumpf/Maschinenraum/Tank/Magazin rows (exact mode)"
+    Params = MineFieldParams
+    rule_options = R.DAMAGE_OPTIONS
+    primary_metric = "p_sunk"
+    supports_exact = True
+
+    def prepare(self, p: MineFieldParams, ctx: Context) -> Prepared:
+        d = Data(ctx)
+        sheet = d.sheet(p.ship, "ship", ctx.rules)
+        n_dice = p.damage_dice if p.damage_dice is not None else int(d.rule("mine.damage_dice"))
+        f = Fraction(round(p.density * 1000), 1000)
+        elig = np.asarray(sheet.torpedo_hexes, np.int64)
+        if elig.size == 0:
+            raise param_error(ctx, "ship", f"{p.ship!r} has no Rumpf, Maschinenraum, Tank or Magazin row")
+        args = (p.hexes, f.numerator, f.denominator, n_dice, elig) + sheet.arrays()
+        metrics = [Metric("p_sunk", "P(ship sunk crossing the field)", "probability"),
+                   Metric("damage", "damage the ship's rows took (mines, magazine explosions, fires' first 2)")]
+
+        def exact_answer():
+            try:
+                dist = exact_underwater(sheet, p.hexes, float(f), n_dice, True)
+            except TooLarge as e:
+                raise param_error(ctx, "hexes", str(e)) from None
+            out = summarise_states(sheet, dist)
+            return ExactAnswer({m: out[m] for m in ("p_sunk", "damage")},
+                               (f"exact: {len(dist):,} damage states enumerated",))
+
+        notes = [f"{p.hexes} hexes at mine density {f}; {n_dice}W10 per mine; sheet {sheet.name}; mines lie on the "
+                 f"surface (placeholder G12), no minesweeping gear"]
+        return Prepared(metrics, max_underwater_damage(sheet, p.hexes, n_dice) + 1, kernel=k.mine_field_kernel,
+                        args=args, exact=exact_answer, placeholders=tuple(d.used + sheet_placeholders()),
+                        notes=tuple(notes))
+
+    def plots(self, meta, points, dists):
+        from analyzer.games.hacse_naval import plots
+        return plots.mine_figures(meta, points, dists)

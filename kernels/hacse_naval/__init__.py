@@ -1,0 +1,1 @@
+"""HACSE naval kernels (numba): damage sheets, depth charges, torpedoes, mines, fire, sighting."""

@@ -1,0 +1,33 @@
+"""Sighting a submerged U-boat (source l.58-64): one roll per round at a net difficulty; the
+``sighting`` kernel. "Die Sicht auf ein getauchtes U-Boot geht am Ende jeder Runde verloren!",
+so every round is a fresh roll. The chance of one roll comes from the placeholder roll model
+(gap G1) as ``success_num / success_den``.
+"""
+from __future__ import annotations
+
+from kernels._jit import parallel_jit, unmanaged_jit
+from kernels.driver import no_workspace, run_trials
+from kernels.rng import uniform_int
+
+N_METRICS = 3   # p_sighted_round, p_sighted_within, rounds_to_sighting
+
+
+@unmanaged_jit
+def sighting_trial(state, values, counters, ws, args):
+    """Up to ``rounds`` rolls; the first success ends the search (spec §4.6)."""
+    success_num, success_den, rounds = args
+    first = rounds + 1
+    for rnd in range(1, rounds + 1):
+        if uniform_int(state, success_den) < success_num:
+            first = rnd
+            break
+    values[0] = 1 if first == 1 else 0
+    values[1] = 1 if first <= rounds else 0
+    values[2] = first
+
+
+@parallel_jit
+def sighting_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, args):
+    """Per-chunk (hist, moments, counters) of the sighting metrics (:mod:`kernels.driver`)."""
+    return run_trials(sighting_trial, no_workspace, args, seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
+                      N_METRICS, n_bins, 0)
