@@ -148,3 +148,43 @@ def bench_dice(n_dice: int = 10, trials: int = 4_000_000, console=None) -> dict:
 @register_benchmark("dice")
 def _bench_dice_cli(console=None, trials: int | None = None) -> dict:
     return bench_dice(10, trials or 4_000_000, console)
+
+
+def kernel_vs_reference(scenario_path: Path, *, point: int, game: str, question: str, trials: int,
+                        ref_trials: int, target: float, describe: str, data_dir: Path | None = None,
+                        rounds: int = 3, console=None) -> dict:
+    """Trials/s of a point's kernel and of the game's pure-Python reference on the same point,
+    timed in interleaved rounds (best of ``rounds`` each, so a busy spell of the machine hits
+    both), with the ratio; prints the figures and returns them."""
+    from analyzer import scenario as scenario_mod
+    from analyzer.runner import BATCH_CHUNKS, prepare_point
+
+    sc = scenario_mod.load(scenario_path)
+    pt = sc.points[point]
+    prep = prepare_point(sc, pt)
+    prep.run_kernel(1, 7, 0, 2, 64, 128)  # compile (or load from the cache) outside the timing
+    n_chunks = -(-trials // CHUNK_TRIALS)
+
+    def kernel():
+        for lo in range(0, n_chunks, BATCH_CHUNKS):
+            prep.run_kernel(1, 7, lo, min(lo + BATCH_CHUNKS, n_chunks), CHUNK_TRIALS, trials)
+
+    ref = load_reference(game)
+    params = pt.params.model_dump(mode="json", exclude_unset=True)
+    data = ref.load_data(str(data_dir or scenario_path.parent))
+
+    def reference():
+        ref.simulate(question, params, pt.rules, data, ref_trials, 1)
+
+    t_kernel, t_ref = interleaved_best([kernel, reference], rounds)
+    out = {"threads": numba.get_num_threads(), "kernel_trials_per_s": trials / t_kernel,
+           "reference_trials_per_s": ref_trials / t_ref}
+    out["ratio"] = out["kernel_trials_per_s"] / out["reference_trials_per_s"]
+    for line in (f"threads: {out['threads']}  {describe}",
+                 f"{question} kernel trials/s:         {out['kernel_trials_per_s']:,.0f}  ({trials:,} trials, "
+                 f"best of {rounds})",
+                 f"pure-Python reference trials/s:    {out['reference_trials_per_s']:,.0f}  ({ref_trials:,} trials, "
+                 f"best of {rounds})",
+                 f"ratio kernel / reference:          {out['ratio']:,.0f}  (target >= {target:g})"):
+        say(console, line)
+    return out
