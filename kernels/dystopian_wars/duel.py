@@ -38,7 +38,7 @@ from kernels._jit import hot_jit, jit, parallel_jit, unmanaged_jit
 from kernels.dice import pool_total_locals
 from kernels.driver import run_trials
 from kernels.dystopian_wars.attack import damage_from_hits, resolve_attack_locals
-from kernels.rng import uniform_int
+from kernels.rng import uniform01, uniform_int
 
 #: size limits of the compiled arrays (validated in Python before the kernel runs)
 MAX_MODELS = 16
@@ -58,8 +58,10 @@ P_FIRST, P_WEAKEST, P_STRONGEST, P_SPREAD, P_RANDOM = range(5)
 TIE_REROLL, TIE_A_FIRST, TIE_B_FIRST = range(3)
 # settings[...] (ints)
 S_POLICY_A, S_POLICY_B, S_TIE, S_INIT_DICE, S_ROUT_DICE, S_COMMODORE_BONUS, S_SMALL_HP, S_MAX_TURNS, \
-    S_RANGE_MODE, S_LOWER_BAND, S_RANGE_BANDS, S_BOARDING, S_BOARD_HALF, S_BOARD_DERELICT = range(14)
-N_SETTINGS = 14
+    S_RANGE_MODE, S_LOWER_BAND, S_RANGE_BANDS, S_BOARDING, S_BOARD_HALF, S_BOARD_DERELICT, S_SAMPLING = range(15)
+N_SETTINGS = 15
+#: settings[S_SAMPLING]: an attack's hits drawn die by die, or once from the exact table ``hit_cdf``
+SAMPLING_DICE, SAMPLING_TABLE = 0, 1
 RANGE_FIXED, RANGE_CLOSING = 0, 1
 # geometry[...] (floats): start distance, speed of A, of B (NaN: slowest alive model), minimum distance, band width
 G_START, G_SPEED_A, G_SPEED_B, G_MIN_DISTANCE, G_BAND_INCHES, G_BOARD_INCHES = range(6)
@@ -98,7 +100,7 @@ N_DICE_TABLES = 14
 #: each array as 5 + 2 * ndim machine words.
 DuelArgs = namedtuple("DuelArgs", ("models", "mv", "w_type", "w_ad", "to_hit", "n_models", "n_squads", "squads",
                                    "settings", "geometry", "bands", "dice_value", "dice_explodes", "dice_n",
-                                   "crit_values", "crit_cum"))
+                                   "crit_values", "crit_cum", "hit_cdf"))
 
 #: State per trial (spec §7 "State per trial"): one numpy record per chunk (so the driver
 #: passes it to a trial as one array, not ten). ``brk`` = Break per squadron, ``activated``
@@ -142,7 +144,18 @@ def roll(rng, n_dice, table, dice_value, dice_explodes, dice_n, counters):
 def attack(rng, state, n_dice, t, n_defense, y, j, duel, battle, counters):
     """One attack on model ``j`` of side ``y`` (:func:`kernels.dystopian_wars.attack.
     resolve_attack_locals`: hit dice at to-hit number ``t``, AA/CC cancel dice, §11 damage with
-    criticals): returns ``(rng, damage)``."""
+    criticals): returns ``(rng, damage)``. With ``sampling: table`` the hits are one draw from
+    ``hit_cdf[t, n_dice, n_defense]``, the exact distribution of the same dice."""
+    if duel.settings[S_SAMPLING] == SAMPLING_TABLE:
+        store_stream(state, rng)
+        row = duel.hit_cdf[t, n_dice, n_defense]
+        hits = np.searchsorted(row, uniform01(state), side="right")
+        if hits >= row.shape[0]:
+            hits = row.shape[0] - 1          # the dropped < 1e-15 tail
+        damage = damage_from_hits(state, hits, duel.models[y, j, F_DR], duel.models[y, j, F_CR],
+                                  duel.models[y, j, F_HP], battle.hp_lost[y, j], True, duel.settings[S_SMALL_HP],
+                                  duel.crit_values, duel.crit_cum)
+        return load_stream(state), damage
     s0, s1, s2, s3, buf, lanes = rng
     s0, s1, s2, s3, buf, lanes, _hits, damage, rolled, dropped = resolve_attack_locals(
         s0, s1, s2, s3, buf, lanes, state, n_dice, t, duel.dice_value, duel.dice_explodes, duel.dice_n,

@@ -241,3 +241,21 @@ def test_ack_ack_shoots_down_flyers_before_they_attack(folder):
     prepared, _ = prepare("duel", params, {}, scenario_dir=folder)
     s, _ = summary(prepared, simulate(prepared, 20_000), "points_destroyed_a")
     assert s.mean - 5 * s.se > 0, f"no bomber ever lost: {s.mean}"
+
+
+@pytest.mark.parametrize("case", ["mixed-fleets", "closing-crit-table"])
+def test_table_sampling_matches_dice_sampling(case, folder, crit_folder):
+    """sampling: table (one draw per attack from the exact hits distribution) gives the same
+    distributions as rolling every die: every metric's mean within 5 combined SE and every
+    histogram by the two-sample chi-square test, on independent streams."""
+    params, rules, crit = MC_CASES[case]
+    where = crit_folder if crit else folder
+    table, _ = prepare("duel", params, dict(rules, sampling="table"), scenario_dir=where)
+    dice, _ = prepare("duel", params, dict(rules, sampling="dice"), scenario_dir=where)
+    acc_t = simulate(table, 60_000, seed=11)
+    acc_d = simulate(dice, 60_000, seed=12)
+    for i, m in enumerate(table.metrics):
+        st, _ = summary(table, acc_t, m.name)
+        sd, _ = summary(dice, acc_d, m.name)
+        assert_two_samples_match(st.mean, st.se, sd.mean, sd.se, what=f"{case} {m.name}")
+        assert_two_sample_histograms(acc_t.hist[i], acc_d.hist[i], what=f"{case} {m.name}")

@@ -55,6 +55,9 @@ RULE_OPTIONS = {
     "small_hp_critical": ("two_damage", ("two_damage", "destroyed", "off")),  # §11 damage
     "ram_reply": ("after_damage", ("after_damage", "simultaneous")),    # spec decision
     "boarding_defense_dice": ("one_per_success", ("one_per_success", "hit_table")),  # spec decision
+    # how the production duel draws hits (one draw from the exact table, or die by die): not a
+    # rule, so the reference accepts it and always rolls every die
+    "sampling": ("dice", ("dice", "table")),
 }
 
 WEAPON_TYPES = ("primary", "secondary", "rocket", "torpedo", "bomb", "mine")

@@ -21,8 +21,8 @@ from pydantic import Field, model_validator
 from analyzer.games.dystopian_wars.common import stacked_tables
 from analyzer.games.dystopian_wars.data import GameData, State, Strict, crit_cumulative
 from analyzer.games.dystopian_wars.rules import (AIR, SMALL_HP_CODE, WEAPON_CODE, RuleError, cancel_faces,
-                                                  hit_faces, illegal_reason, options, plain_faces, rout_faces,
-                                                  to_hit_number)
+                                                  hit_faces, hits_distribution, illegal_reason, options, plain_faces,
+                                                  rout_faces, to_hit_number)
 from analyzer.games.counters import POOL_COUNTERS
 from analyzer.questions import Context, Counter, Metric, Prepared, Question, register
 from kernels.dystopian_wars import duel as k
@@ -248,11 +248,36 @@ class DuelRecord:
     bands: np.ndarray           # fixed range: band of turn t = bands[min(t, len) - 1]
     dice: tuple                 # (value[DICE_*, g, idx], explodes[DICE_*, g, idx], n[g])
     crit: tuple                 # (critical damage values, cumulative weights)
+    hit_cdf: np.ndarray         # [to-hit, dice, AA/CC dice, hits]: exact CDF of an attack's hits (sampling: table)
 
     def kernel_args(self) -> k.DuelArgs:
         """The record as the kernel receives it (:class:`kernels.dystopian_wars.duel.DuelArgs`)."""
         return k.DuelArgs(self.models, self.mv, self.w_type, self.w_ad, self.to_hit, self.n_models, self.n_squads,
-                          self.squads, self.settings, self.geometry, self.bands, *self.dice, *self.crit)
+                          self.squads, self.settings, self.geometry, self.bands, *self.dice, *self.crit,
+                          self.hit_cdf)
+
+
+def hit_cdf_table(arrays: dict, rules: dict, data: dict, enabled: bool) -> np.ndarray:
+    """``cdf[t, n, d, h]`` = P(hits <= h) of ``n`` hit dice at to-hit ``t`` net of ``d`` AA/CC
+    cancel dice (:func:`analyzer.games.dystopian_wars.rules.hits_distribution`), for every
+    ``n`` up to the largest AD and ``d`` up to the largest AA/CC in the duel; hits past the
+    table (a tail below 1e-15) are not drawn. A 1x1x1x1 stub when ``sampling: dice``."""
+    if not enabled:
+        return np.ones((1, 1, 1, 1), np.float64)
+    n_max = int(arrays["w_ad"].max())
+    d_max = int(max(arrays["models"][:, :, k.F_AA].max(), arrays["models"][:, :, k.F_CC].max()))
+    size = 3 * n_max + 61
+    cdf = np.ones((7, n_max + 1, d_max + 1, size), np.float64)
+    cancel = cancel_faces(data)
+    for t in range(2, 7):
+        faces = hit_faces(t, 0, True, rules["modified_six"])
+        for n in range(n_max + 1):
+            for d in range(d_max + 1):
+                probs = hits_distribution(n, faces, d, cancel).probs[:size]
+                c = np.cumsum(probs)
+                cdf[t, n, d, :c.shape[0]] = c
+                cdf[t, n, d, c.shape[0]:] = 1.0
+    return cdf
 
 
 def dice_tables(rules: dict, data: dict, board: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -283,7 +308,7 @@ class Duel(Question):
     rule_options = options("obscured_to_hit", "surface_vs_submerged", "primary_rb1_vs_set_number",
                            "modified_six", "fast_elusive_scope", "fractional_range", "initiative_tie",
                            "small_hp_critical", "melee_dice", "boarding_defender_dice", "both_zero_ap",
-                           "boarding_defense_dice", "aa_vs_flyer_dice")
+                           "boarding_defense_dice", "aa_vs_flyer_dice", "sampling")
     primary_metric = "p_win_a"
     supports_exact = False
 
@@ -319,6 +344,7 @@ class Duel(Question):
         settings[k.S_BOARDING] = int(board)
         settings[k.S_BOARD_HALF] = int(p.boarding.ap_committed == "half")
         settings[k.S_BOARD_DERELICT] = int(rules["both_zero_ap"] == "derelict")
+        settings[k.S_SAMPLING] = k.SAMPLING_TABLE if rules["sampling"] == "table" else k.SAMPLING_DICE
         geometry = np.zeros(k.N_GEOMETRY, np.float64)
         geometry[k.G_BOARD_INCHES] = k.BOARDING_INCHES
         if rng.mode == "closing":
@@ -353,7 +379,8 @@ class Duel(Question):
         a = arrays
         record = DuelRecord(a["models"], a["mv"], a["w_type"], a["w_ad"], a["to_hit"], a["n_models"], a["n_squads"],
                             a["squads"], settings, geometry, bands, dice=dice_tables(rules, data, board),
-                            crit=crit_cumulative(*crit))
+                            crit=crit_cumulative(*crit),
+                            hit_cdf=hit_cdf_table(a, rules, data, rules["sampling"] == "table"))
         return Prepared(metrics, n_bins, kernel=k.duel_kernel, args=record.kernel_args(), counters=DUEL_COUNTERS,
                         notes=tuple(notes))
 

@@ -83,6 +83,12 @@ OPTIONS: dict[str, RuleOption] = {o.name: o for o in (
     RuleOption("ram_reply", ("after_damage", "simultaneous"), "after_damage",
                "the rammed model's reply dice = its current HP after the ram's damage, or before it",
                "docs/models/dystopian_wars.md spec decision (§10)"),
+    RuleOption("sampling", ("dice", "table"), "dice",
+               "how the duel draws an attack's hits net of AA/CC cancels: dice = die by die; table = one uniform "
+               "draw from the exact distribution (analyzer.exact; the tail beyond 1e-15 is not drawn). Not a rule "
+               "reading: both give the same distributions (tests/dystopian_wars/test_dw_duel.py); measured with "
+               "'analyzer bench dw-duel', table is no faster (0.99x), so dice stays the default",
+               "docs/models/dystopian_wars.md §7 (performance)"),
     RuleOption("boarding_defense_dice", ("one_per_success", "hit_table"), "one_per_success",
                "AA/CC against boarders: each 5-6 removes 1 AP, or the hit table at 5+ (6 = 2 and explodes)",
                "docs/models/dystopian_wars.md spec decision (§12)"),
