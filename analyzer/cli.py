@@ -39,6 +39,7 @@ class _Lazy:
 api = _Lazy("analyzer.api")
 questions = _Lazy("analyzer.questions")
 scenario_mod = _Lazy("analyzer.scenario")
+runner = _Lazy("analyzer.runner")
 
 err = Console(stderr=True)
 EXIT_USAGE = 2
@@ -331,7 +332,7 @@ def validate(targets: List[str] = typer.Argument(..., help="Scenario files, fold
     for sc in loaded:
         try:
             for p in sc.points:
-                api.prepare_point(sc, p)
+                runner.prepare_point(sc, p)
         except (ScenarioError, DataError) as e:
             _fail(str(e))
         err.print(f"[green]ok[/] {sc.path} ({sc.spec.game}/{sc.spec.question}, {len(sc.points)} point(s))")

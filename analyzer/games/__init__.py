@@ -3,7 +3,8 @@
 Every module or package here is imported by :func:`analyzer.questions.load_games`; a game
 package imports all its own modules with :func:`import_modules`, so adding a question means
 adding its module (and its kernel) and nothing else. A package's ``bench`` module is not
-imported with the game: ``analyzer bench`` loads it (:func:`analyzer.bench.load_benchmarks`).
+imported with the game: ``analyzer bench`` loads it (:func:`analyzer.bench.load_benchmarks`);
+nor is its ``plots`` module, which its questions import when they draw.
 Game modules import the question interface, data loading and the exact engine, never the
 runner, the API or the CLI.
 """
@@ -12,8 +13,10 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-#: modules of a game package that are not loaded with its questions
-NOT_WITH_QUESTIONS = ("bench",)
+#: modules of a game package that are not loaded with its questions: the benchmarks, and the
+#: figures (matplotlib and pandas cost about a second to import; a question imports its
+#: ``plots`` module inside its ``plots`` method)
+NOT_WITH_QUESTIONS = ("bench", "plots")
 
 
 def import_modules(package: str, path) -> None:

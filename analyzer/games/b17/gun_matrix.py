@@ -61,6 +61,11 @@ def matrix_layout(data, skills, intercom_ok, gun_ok, k, prior, rules):
     return cells, positions
 
 
+
+def cell_label(gun: str, crew: str, damage: str, clock: str, alt: str, modifier: int, delayed: bool) -> str:
+    """The part of a gun_matrix metric label the figures parse back (:mod:`.plots`)."""
+    return f"{gun} [{crew}, {damage}] at {clock} {alt} (mod {modifier:+d}{' **' if delayed else ''})"
+
 @register
 class GunMatrix(Question):
     game = "b17"
@@ -74,7 +79,6 @@ class GunMatrix(Question):
     default_plots = False  # the kill-odds heatmap and polar plot replace the generic figures
 
     def prepare(self, p: GunMatrixParams, ctx: Context) -> Prepared:
-        from analyzer.games.b17 import plots as b17plots
         data = b17data.load(ctx)
         used: list[Placeholder] = []
         check_fighter_type(ctx, data, p.fighter, "params.fighter")
@@ -101,7 +105,7 @@ class GunMatrix(Question):
         metrics = []
         for g, c, mod, delayed in cells:
             clock, alt = b17data.cell_name(c)
-            where = b17plots.cell_label(g.id, g.crew, g.damage, clock, alt, mod, delayed)
+            where = cell_label(g.id, g.crew, g.damage, clock, alt, mod, delayed)
             metrics += [Metric(metric_name("p_hit", g.id, clock, alt), f"P(hit) {where}", "probability"),
                         Metric(metric_name("p_destroyed", g.id, clock, alt), f"P(destroyed) {where}", "probability"),
                         Metric(metric_name("hits", g.id, clock, alt), f"hits {where}")]

@@ -7,7 +7,7 @@
   the fighters; the mission ledger.
 
 What a figure needs beyond the tables travels in the metric labels written by the questions
-(:func:`cell_label`), e.g. ``"P(destroyed) tail [tail_gunner, II+2] at 12:00 high (mod +4 **)"``.
+(:func:`analyzer.games.b17.gun_matrix.cell_label`), e.g. ``"P(destroyed) tail [tail_gunner, II+2] at 12:00 high (mod +4 **)"``.
 """
 from __future__ import annotations
 
@@ -36,9 +36,6 @@ _CELL_RE = re.compile(r"^P\(destroyed\) (?P<gun>\S+) \[(?P<crew>[^,\]]+), (?P<da
                       r"(?P<clock>\S+) (?P<alt>\S+) \(mod (?P<mod>[+-]\d+)(?P<star> \*\*)?\)$")
 
 
-def cell_label(gun: str, crew: str, damage: str, clock: str, alt: str, modifier: int, delayed: bool) -> str:
-    """The part of a gun_matrix metric label the figures parse back."""
-    return f"{gun} [{crew}, {damage}] at {clock} {alt} (mod {modifier:+d}{' **' if delayed else ''})"
 
 
 # ----------------------------------------------------------------------------- shared helpers
