@@ -46,10 +46,8 @@ def _planned_trials(scenario: Scenario) -> int:
 
 def check_plots(scenario: Scenario, prepared: Prepared) -> None:
     """Check the scenario's ``plots:`` list before any trial runs."""
-    try:
-        plots.check_specs(scenario.spec.plots, {m.name for m in prepared.metrics}, list(scenario.spec.sweep))
-    except plots.PlotError as e:
-        raise ScenarioError(str(scenario.path), "", str(e)) from None
+    from analyzer.plotspec import check_scenario_plots
+    check_scenario_plots(scenario, prepared)
 
 
 def run(scenario: Scenario, *, progress: ProgressFactory | None = None) -> list[PointResult]:

@@ -40,6 +40,7 @@ api = _Lazy("analyzer.api")
 questions = _Lazy("analyzer.questions")
 scenario_mod = _Lazy("analyzer.scenario")
 runner = _Lazy("analyzer.runner")
+plotspec = _Lazy("analyzer.plotspec")
 
 err = Console(stderr=True)
 EXIT_USAGE = 2
@@ -61,6 +62,25 @@ def _load_all(targets: List[str], **overrides) -> list:
         except (ScenarioError, DataError) as e:
             _fail(str(e))
     return loaded
+
+
+def _preflight(loaded: list, out: Path) -> None:
+    """Everything that can fail before computing, checked before the first trial of the first
+    scenario: every point of every scenario compiles, its ``plots:`` entries can be drawn,
+    and ``--out`` is a folder this process can write in."""
+    for sc in loaded:
+        try:
+            for p in sc.points:
+                prepared = runner.prepare_point(sc, p)
+                if p.index == 0:
+                    plotspec.check_scenario_plots(sc, prepared)
+        except (ScenarioError, DataError) as e:
+            _fail(str(e))
+    from analyzer.paths import check_writable_root
+    try:
+        check_writable_root(out)
+    except (OSError, UnsafePathError) as e:
+        _fail(f"--out {out}: {e}")
 
 
 def _progress_factory(enabled: bool):
@@ -209,6 +229,7 @@ def run(
     except ValueError as e:
         _fail(str(e))
     loaded = _load_all(targets, trials=trials, precision=precision, seed=seed, force=force)
+    _preflight(loaded, out)
     progress, factory = _progress_factory(not no_progress and not json_out)
     summaries = []
     for sc in loaded:
@@ -332,7 +353,9 @@ def validate(targets: List[str] = typer.Argument(..., help="Scenario files, fold
     for sc in loaded:
         try:
             for p in sc.points:
-                runner.prepare_point(sc, p)
+                prepared = runner.prepare_point(sc, p)
+                if p.index == 0:
+                    plotspec.check_scenario_plots(sc, prepared)   # exactly what run checks before computing
         except (ScenarioError, DataError) as e:
             _fail(str(e))
         err.print(f"[green]ok[/] {sc.path} ({sc.spec.game}/{sc.spec.question}, {len(sc.points)} point(s))")

@@ -119,14 +119,80 @@ def _construct_unique_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, d
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_unique_mapping)
 
 
-def read_yaml(path: Path) -> Any:
-    """Parse a YAML file safely (never constructs Python objects; duplicate keys refused)."""
+#: limits on a YAML file read from someone else: size, expanded size (aliases counted every
+#: time they are used, so an "alias bomb" is refused before it is built) and nesting depth
+MAX_YAML_BYTES = 16 * 1024 * 1024
+MAX_YAML_NODES = 2_000_000
+MAX_YAML_DEPTH = 100
+
+
+def _expanded_size(node, memo: dict, depth: int = 0) -> int:
+    """Nodes the document would have with every alias expanded (memoised per node)."""
+    key = id(node)
+    if key in memo:
+        return memo[key]
+    if depth > MAX_YAML_DEPTH:
+        raise DataError(f"nested deeper than {MAX_YAML_DEPTH} levels")
+    size = 1
+    if isinstance(node, yaml.SequenceNode):
+        size += sum(_expanded_size(child, memo, depth + 1) for child in node.value)
+    elif isinstance(node, yaml.MappingNode):
+        size += sum(_expanded_size(k, memo, depth + 1) + _expanded_size(v, memo, depth + 1) for k, v in node.value)
+    memo[key] = size
+    return size
+
+
+def read_text(path: Path) -> str:
+    """A scenario or data file's text: only a regular file (never a device or a pipe behind a
+    link), at most :data:`MAX_YAML_BYTES`, decoded as UTF-8 -- or a one-line :class:`DataError`."""
+    path = Path(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        if not path.is_file():
+            raise DataError(f"{path}: not a regular file" + (" (a link to a device or a folder?)"
+                                                              if path.exists() else " (not found)"))
+        size = path.stat().st_size
+        if size > MAX_YAML_BYTES:
+            raise DataError(f"{path}: {size:,} bytes; a scenario or data file may have at most {MAX_YAML_BYTES:,}")
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_YAML_BYTES + 1)
     except OSError as e:
         raise DataError(f"{path}: cannot read file: {e.strerror}") from None
+    if len(raw) > MAX_YAML_BYTES:
+        raise DataError(f"{path}: more than {MAX_YAML_BYTES:,} bytes")
     try:
-        return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader subclass)
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise DataError(f"{path}: not UTF-8 text (byte {e.start}: {raw[e.start:e.start + 1]!r}); save the file "
+                        f"as UTF-8") from None
+
+
+def read_yaml(path: Path) -> Any:
+    """Parse a YAML file safely: a regular file below :data:`MAX_YAML_BYTES`, UTF-8, never
+    constructs Python objects, duplicate keys refused, at most :data:`MAX_YAML_NODES` nodes
+    with aliases expanded and :data:`MAX_YAML_DEPTH` levels of nesting."""
+    text = read_text(path)
+    try:
+        loader = _UniqueKeyLoader(text)
+        try:
+            node = loader.get_single_node()
+            if node is None:
+                return None
+            try:
+                size = _expanded_size(node, {})
+            except RecursionError:
+                raise DataError(f"nested deeper than {MAX_YAML_DEPTH} levels") from None
+            if size > MAX_YAML_NODES:
+                raise DataError(f"{size:,} values once its aliases are expanded; at most {MAX_YAML_NODES:,} "
+                                f"(an alias used many times over?)")
+            return loader.construct_document(node)
+        finally:
+            loader.dispose()
+    except DataError as e:
+        if str(e).startswith(str(path)):
+            raise
+        raise DataError(f"{path}: {e}") from None
+    except RecursionError:
+        raise DataError(f"{path}: nested too deep") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" line {mark.line + 1} column {mark.column + 1}" if mark else ""

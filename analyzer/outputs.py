@@ -9,6 +9,7 @@ interrupted run leaves no partial output.
 from __future__ import annotations
 
 import datetime as _dt
+import errno
 import json
 import math
 import os
@@ -178,13 +179,25 @@ def new_run_dir(out_root: Path, scenario_name: str, digest: str) -> tuple[Path, 
         n += 1
         final = paths.inside(base, f"{stamp}-{digest[:8]}-{n}")
     tmp = Path(tempfile.mkdtemp(prefix=".partial-", dir=base))
+    os.chmod(tmp, 0o777 & ~paths.current_umask())   # mkdtemp makes 0700; a run folder follows the umask
     return tmp, final
 
 
 def commit_run_dir(tmp: Path, final: Path) -> Path:
+    """Rename the filled temporary folder to ``final``; if another process took that name in
+    the meantime (two runs of one scenario finishing in the same second), the next free
+    ``final-N``: both runs are kept."""
     paths.check_under(tmp.parent, final.parent)
-    os.replace(tmp, final)
-    return final
+    candidate, n = final, 1
+    while True:
+        try:
+            os.rename(tmp, candidate)     # fails on an existing non-empty folder: never replaces a run
+            return candidate
+        except OSError as e:
+            if e.errno not in (errno.EEXIST, errno.ENOTEMPTY) or n > 1000:
+                raise
+            n += 1
+            candidate = paths.inside(final.parent, f"{final.name}-{n}")
 
 
 def discard_run_dir(tmp: Path) -> None:

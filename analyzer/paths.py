@@ -68,6 +68,30 @@ def make_dir(root: Path, *parts: str) -> Path:
     return path
 
 
+def current_umask() -> int:
+    """The process umask (read by setting and restoring it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def check_writable_root(root: Path) -> None:
+    """Before any work: ``root`` is (or can be created as) a folder this process can write in.
+    Raises :class:`OSError` or :class:`UnsafePathError` with a message naming the problem."""
+    root = Path(root)
+    if root.is_symlink() and not root.exists():
+        raise UnsafePathError("is a link to nothing (a dangling symlink); give a folder")
+    if root.exists() and not root.is_dir():
+        raise UnsafePathError("exists and is not a folder")
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".write-check-", dir=root)
+    except OSError as e:
+        raise OSError(f"cannot write there: {e.strerror or e}") from None
+    os.close(fd)
+    os.unlink(probe)
+
+
 def write_atomic(folder: Path, name: str, write: Callable[[IO[bytes]], None]) -> Path:
     """Write ``folder/slug(name)`` through an exclusively created temporary file.
 
@@ -84,6 +108,7 @@ def write_atomic(folder: Path, name: str, write: Callable[[IO[bytes]], None]) ->
     try:
         with os.fdopen(fd, "wb") as fh:
             write(fh)
+        os.chmod(tmp, 0o666 & ~current_umask())   # mkstemp makes 0600; a result file follows the umask
         os.replace(tmp, final)
     except BaseException:
         try:

@@ -27,8 +27,7 @@ STYLE = {"figure.dpi": 110, "axes.spines.top": False, "axes.spines.right": False
 MAX_DEFAULT_METRICS = 6
 
 
-class PlotError(ValueError):
-    pass
+from analyzer.plotspec import PlotError, check_specs  # noqa: E402,F401  (re-exported)
 
 
 def _title(meta: dict, what: str) -> str:
@@ -243,29 +242,6 @@ def _category_bars(meta, points, metric, x):
 
 def _safe(s: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in str(s))
-
-
-def check_specs(specs: list, metric_names: set[str], swept: list[str]) -> None:
-    """Raise :class:`PlotError` for a ``plots:`` entry that cannot be drawn."""
-    for i, spec in enumerate(specs):
-        if not isinstance(spec, dict) or "kind" not in spec or "metric" not in spec:
-            raise PlotError(f"plots[{i}]: each plot needs kind and metric, e.g. "
-                            "{kind: heatmap, metric: p_damage, x: attack_dice, y: target.dr}")
-        unknown = set(spec) - {"kind", "metric", "x", "y", "group"}
-        if unknown:
-            raise PlotError(f"plots[{i}].{sorted(unknown)[0]}: unknown key; allowed: kind, metric, x, y, group")
-        if spec["kind"] not in ("heatmap", "line", "bars"):
-            raise PlotError(f"plots[{i}].kind: got {spec['kind']!r}; allowed: heatmap, line, bars")
-        if spec["metric"] not in metric_names:
-            raise PlotError(f"plots[{i}].metric: got {spec['metric']!r}; allowed: {', '.join(sorted(metric_names))}")
-        need = {"heatmap": ("x", "y"), "line": ("x",), "bars": ()}[spec["kind"]]
-        for axis in need:
-            if axis not in spec:
-                raise PlotError(f"plots[{i}].{axis}: a {spec['kind']} plot needs {' and '.join(need)}")
-        for axis in ("x", "y", "group"):
-            if axis in spec and spec[axis] not in swept:
-                raise PlotError(f"plots[{i}].{axis}: got {spec[axis]!r}; allowed: swept parameters "
-                                f"{', '.join(swept) or '(none: add a sweep)'}")
 
 
 def requested_figures(meta, points, dists, specs: list) -> list[tuple[str, plt.Figure]]:

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from analyzer import questions as registry
 from analyzer.errors import ScenarioError, show, suggest
-from analyzer.gamedata import DataError, Placeholder, file_digest, is_under, read_yaml, unwrap
+from analyzer.gamedata import DataError, Placeholder, file_digest, is_under, read_text, read_yaml, unwrap
 
 DEFAULT_SEED = 20261129
 DEFAULT_TRIALS = 200_000
@@ -252,9 +252,9 @@ def load(path: str | Path, *, trials: int | None = None, precision: float | None
     path = Path(path)
     file = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise ScenarioError(file, "", f"cannot read file: {e.strerror}") from None
+        text = read_text(path)
+    except DataError as e:
+        raise ScenarioError(file, "", str(e).split(": ", 1)[1]) from None
     try:
         raw = read_yaml(path)
     except DataError as e:

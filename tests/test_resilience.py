@@ -1,0 +1,127 @@
+"""Resilience (issue 17, first part): what can fail is checked before any work, run folders
+never collide, files follow the umask, and hostile YAML is refused in one line."""
+import os
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+QUICK = ROOT / "scenarios" / "dice" / "any_of_n.yaml"
+CLI = [sys.executable, "-c", "from analyzer.cli import main; main()"]
+
+
+def _cli(*args, cwd=None, **kw):
+    return subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=300, **kw)
+
+
+def _one_line_error(res, *words):
+    assert res.returncode == 2, res.stderr
+    lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
+    assert lines and lines[0].startswith("error:") and "Traceback" not in res.stderr, res.stderr
+    for w in words:
+        assert w in res.stderr, (w, res.stderr)
+
+
+def test_two_runs_of_one_scenario_into_one_out_both_kept(tmp_path):
+    out = tmp_path / "out"
+    procs = [subprocess.Popen([*CLI, "run", str(QUICK), "--trials", "20000", "--out", str(out), "--no-progress"],
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    for p in procs:
+        assert p.wait(timeout=300) == 0, p.stderr.read()
+    runs = sorted(p.parent for p in out.rglob("points.parquet"))
+    assert len(runs) == 2
+    a, b = (pd.read_parquet(r / "points.parquet") for r in runs)
+    pd.testing.assert_frame_equal(a, b)          # same seed: identical, and both readable
+
+
+def test_commit_picks_the_next_free_name_when_another_run_took_it(tmp_path):
+    from analyzer import outputs
+    tmp1, final = outputs.new_run_dir(tmp_path, "sc", "abcdef12")
+    tmp2, final2 = outputs.new_run_dir(tmp_path, "sc", "abcdef12")
+    assert final == final2                         # both chose the name before either committed
+    (tmp1 / "x").write_text("1")
+    (tmp2 / "x").write_text("2")
+    first = outputs.commit_run_dir(tmp1, final)
+    second = outputs.commit_run_dir(tmp2, final2)
+    assert first == final and second.name == final.name + "-2"
+    assert (first / "x").read_text() == "1" and (second / "x").read_text() == "2"
+
+
+@pytest.mark.parametrize("kind", ["file", "dev_null", "dangling_link"])
+def test_unusable_out_is_refused_before_any_trial(tmp_path, kind):
+    target = tmp_path / "out"
+    if kind == "file":
+        target.write_text("not a folder")
+    elif kind == "dev_null":
+        target = Path("/dev/null")
+    else:
+        target.symlink_to(tmp_path / "nowhere")
+    t0 = time.perf_counter()
+    # 10^9 trials would take minutes: a refusal within seconds proves nothing ran first
+    res = _cli("run", QUICK, "--trials", 10**9, "--out", target, "--no-progress")
+    _one_line_error(res, "--out")
+    assert time.perf_counter() - t0 < 60
+
+
+def test_multi_file_run_fails_before_writing_anything(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    doc = yaml.safe_load(QUICK.read_text())
+    doc["plots"] = [{"kind": "heatmap", "metric": "no_such_metric", "x": "a", "y": "b"}]
+    bad.write_text(yaml.safe_dump(doc))
+    out = tmp_path / "out"
+    res = _cli("run", QUICK, bad, "--trials", "5000", "--out", out, "--json", "--no-progress")
+    _one_line_error(res, "plots[0]")
+    assert not list(out.rglob("points.parquet")), "the good scenario ran before the bad one was checked"
+    res = _cli("validate", bad)                    # validate runs the same checks
+    _one_line_error(res, "plots[0]")
+
+
+def test_run_folder_and_files_follow_the_umask(tmp_path):
+    out = tmp_path / "out"
+    res = subprocess.run([*CLI, "run", str(QUICK), "--trials", "5000", "--out", str(out), "--no-progress"],
+                         capture_output=True, text=True, timeout=300,
+                         preexec_fn=lambda: os.umask(0o022))
+    assert res.returncode == 0, res.stderr
+    run = next(p.parent for p in out.rglob("points.parquet"))
+    assert stat.S_IMODE(run.stat().st_mode) == 0o755
+    assert stat.S_IMODE((run / "points.parquet").stat().st_mode) == 0o644
+
+
+def _scenario_with(tmp_path, text: bytes, name="s.yaml") -> Path:
+    p = tmp_path / name
+    p.write_bytes(text)
+    return p
+
+
+def test_alias_bomb_is_refused_before_it_is_built(tmp_path):
+    lines = ["game: dice", "question: count", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 9):
+        lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]")
+    lines.append("params: {dice: 3, sides: 6, need: 4, junk: *a8}")
+    path = _scenario_with(tmp_path, "\n".join(lines).encode())
+    t0 = time.perf_counter()
+    _one_line_error(_cli("validate", path), "aliases are expanded")
+    assert time.perf_counter() - t0 < 30
+
+
+def test_non_utf8_and_deep_nesting_are_one_line_errors(tmp_path):
+    latin = _scenario_with(tmp_path, "game: dice\nquestion: count\nname: caf\xe9\n".encode("latin-1"), "latin.yaml")
+    _one_line_error(_cli("validate", latin), "not UTF-8")
+    deep = _scenario_with(tmp_path, ("game: dice\nquestion: count\nparams: " + "[" * 600 + "]" * 600 + "\n").encode(),
+                          "deep.yaml")
+    _one_line_error(_cli("validate", deep), "nested")
+
+
+def test_a_link_to_a_device_is_not_read(tmp_path):
+    folder = tmp_path / "scen"
+    folder.mkdir()
+    (folder / "zero.yaml").symlink_to("/dev/zero")
+    t0 = time.perf_counter()
+    _one_line_error(_cli("validate", folder / "zero.yaml"), "not a regular file")
+    assert time.perf_counter() - t0 < 30
