@@ -491,6 +491,8 @@ def plot(
         written = render(run_dir, ("png", "svg") if svg else ("png",))
     except (PlotError, UnsafePathError) as e:
         _fail(f"{run_dir}: {e}")
+    except (ValueError, KeyError, OSError) as e:     # a damaged folder: unreadable parquet or JSON
+        _fail(f"{run_dir}: not a readable run folder ({type(e).__name__}: {str(e).splitlines()[0][:200]})")
     for p in written:
         err.print(f"[green]wrote[/] {p}")
 

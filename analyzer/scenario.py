@@ -9,7 +9,9 @@ the file, the field path, the given value and what is allowed, before any kernel
 from __future__ import annotations
 
 import copy
+import glob
 import itertools
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,8 +24,13 @@ from analyzer.gamedata import DataError, Placeholder, file_digest, is_under, rea
 
 DEFAULT_SEED = 20261129
 DEFAULT_TRIALS = 200_000
-#: Above this many trials per point a run needs ``--force`` (a typo guard, not a limit).
+#: Above this many trials per point, or in total over the sweep, a run needs ``--force`` (a
+#: typo guard: 10^10 trials of a fast question take about an hour on 2 cores).
 MAX_TRIALS_WITHOUT_FORCE = 10_000_000_000
+#: Never more than this many trials per point, even with ``--force`` (counters stay exact in int64).
+MAX_TRIALS_EVER = 10**13
+#: Most sweep points one scenario may expand to (counted before expanding).
+MAX_SWEEP_POINTS = 100_000
 
 
 class ScenarioFile(BaseModel):
@@ -301,9 +308,20 @@ def load(path: str | Path, *, trials: int | None = None, precision: float | None
     if spec.trials is None and spec.precision is None:
         spec.trials = DEFAULT_TRIALS
     cap = spec.trials if spec.precision is None else (spec.max_trials or 100 * DEFAULT_TRIALS * 50)
+    field_name = "trials" if spec.precision is None else "max_trials"
+    if cap > MAX_TRIALS_EVER:
+        raise ScenarioError(file, field_name, f"got {cap:,}; at most {MAX_TRIALS_EVER:,} trials per point, even with "
+                            f"--force")
     if cap > MAX_TRIALS_WITHOUT_FORCE and not force:
-        raise ScenarioError(file, "trials" if spec.precision is None else "max_trials",
+        raise ScenarioError(file, field_name,
                             f"got {cap:,}; more than {MAX_TRIALS_WITHOUT_FORCE:,} trials per point needs --force")
+    n_points = math.prod(len(v) for v in spec.sweep.values()) if spec.sweep else 1
+    if n_points > MAX_SWEEP_POINTS:
+        raise ScenarioError(file, "sweep", f"{n_points:,} points (the product of the swept lists' lengths); at most "
+                            f"{MAX_SWEEP_POINTS:,}: split the sweep into several files")
+    if spec.precision is None and cap * n_points > MAX_TRIALS_WITHOUT_FORCE and not force:
+        raise ScenarioError(file, field_name, f"{cap:,} trials x {n_points:,} points = {cap * n_points:,} trials in "
+                            f"all; more than {MAX_TRIALS_WITHOUT_FORCE:,} needs --force")
     if spec.precision_metric is not None and spec.precision is None:
         raise ScenarioError(file, "precision_metric", "only meaningful together with precision")
 
@@ -357,7 +375,7 @@ def expand_targets(targets: list[str]) -> list[Path]:
                 if not set(f.relative_to(p).parts[:-1]) & DATA_FOLDERS and _is_scenario(f):
                     out.append(f)
         elif any(ch in t for ch in "*?["):
-            out.extend(sorted(Path().glob(t)))
+            out.extend(sorted(Path(f) for f in glob.glob(t)))     # absolute patterns too
         else:
             out.append(p)
     return out

@@ -125,3 +125,29 @@ def test_a_link_to_a_device_is_not_read(tmp_path):
     t0 = time.perf_counter()
     _one_line_error(_cli("validate", folder / "zero.yaml"), "not a regular file")
     assert time.perf_counter() - t0 < 30
+
+
+def test_work_limits_are_checked_before_expanding(tmp_path):
+    doc = yaml.safe_load(QUICK.read_text())
+    res = _cli("run", QUICK, "--trials", str(2**70), "--force", "--out", tmp_path)   # even --force has a ceiling
+    _one_line_error(res, "even with --force")
+    huge = dict(doc, sweep={"dice": list(range(1, 1001)), "target": list(range(1, 1001))})
+    path = tmp_path / "huge.yaml"
+    path.write_text(yaml.safe_dump(huge))
+    t0 = time.perf_counter()
+    _one_line_error(_cli("validate", path), "1,000,000 points")
+    assert time.perf_counter() - t0 < 30
+    many = dict(doc, trials=5 * 10**9)                         # 4 points x 5e9 = 2e10 in all
+    path = tmp_path / "many.yaml"
+    path.write_text(yaml.safe_dump(many))
+    _one_line_error(_cli("validate", path), "needs --force")
+
+
+def test_absolute_glob_and_damaged_run_folder(tmp_path):
+    res = _cli("validate", str(ROOT / "scenarios" / "dice" / "*.yaml"))
+    assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr
+    damaged = tmp_path / "run"
+    damaged.mkdir()
+    (damaged / "points.parquet").write_text("{}")
+    (damaged / "plotmeta.json").write_text("{}")
+    _one_line_error(_cli("plot", damaged), "not a readable run folder")
