@@ -41,6 +41,7 @@ questions = _Lazy("analyzer.questions")
 scenario_mod = _Lazy("analyzer.scenario")
 runner = _Lazy("analyzer.runner")
 plotspec = _Lazy("analyzer.plotspec")
+interrupt = _Lazy("analyzer.interrupt")
 
 err = Console(stderr=True)
 EXIT_USAGE = 2
@@ -232,23 +233,29 @@ def run(
     _preflight(loaded, out)
     progress, factory = _progress_factory(not no_progress and not json_out)
     summaries = []
-    for sc in loaded:
-        t0 = time.perf_counter()
-        try:
-            if progress:
-                with progress:
-                    results = api.run(sc, progress=factory)
-            else:
-                results = api.run(sc)
-            wall = time.perf_counter() - t0
-            run_dir, summary = api.write_run(sc, results, out, mode="monte_carlo", threads=used_threads,
-                                             wall_seconds=wall, formats=("png", "svg") if svg else ("png",))
-        except (ScenarioError, DataError, UnsafePathError) as e:
-            _fail(str(e))
-        summary["run_dir"] = str(run_dir)
-        summaries.append(summary)
-        if not json_out:
-            _print_summary(summary, run_dir)
+    with interrupt.handling():        # Ctrl-C / SIGTERM: stop between kernel calls, never mid-write
+        for sc in loaded:
+            t0 = time.perf_counter()
+            try:
+                if progress:
+                    with progress:
+                        results = api.run(sc, progress=factory)
+                else:
+                    results = api.run(sc)
+                wall = time.perf_counter() - t0
+                run_dir, summary = api.write_run(sc, results, out, mode="monte_carlo", threads=used_threads,
+                                                 wall_seconds=wall, formats=("png", "svg") if svg else ("png",))
+            except interrupt.RunInterrupted as e:
+                done = ", ".join(s["run_dir"] for s in summaries) or "none"
+                err.print(f"[bold red]{e}[/]: stopped between kernel calls; nothing of {sc.name} was written "
+                          f"(scenarios completed before it: {done})", highlight=False)
+                raise typer.Exit(e.exit_code)
+            except (ScenarioError, DataError, UnsafePathError) as e:
+                _fail(str(e))
+            summary["run_dir"] = str(run_dir)
+            summaries.append(summary)
+            if not json_out:
+                _print_summary(summary, run_dir)
     if json_out:
         typer.echo(json.dumps(summaries[0] if len(summaries) == 1 else summaries, indent=2))
 

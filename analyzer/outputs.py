@@ -178,9 +178,25 @@ def new_run_dir(out_root: Path, scenario_name: str, digest: str) -> tuple[Path, 
     while final.exists():
         n += 1
         final = paths.inside(base, f"{stamp}-{digest[:8]}-{n}")
-    tmp = Path(tempfile.mkdtemp(prefix=".partial-", dir=base))
+    _remove_orphans(base)
+    tmp = Path(tempfile.mkdtemp(prefix=f".partial-{os.getpid()}-", dir=base))
     os.chmod(tmp, 0o777 & ~paths.current_umask())   # mkdtemp makes 0700; a run folder follows the umask
     return tmp, final
+
+
+def _remove_orphans(base: Path) -> None:
+    """Remove ``.partial-<pid>-*`` folders left by a process that no longer exists (killed with
+    SIGKILL while writing): they can never be completed."""
+    for p in base.glob(".partial-*"):
+        parts = p.name.split("-")
+        if len(parts) < 3 or not parts[1].isdigit():
+            continue
+        try:
+            os.kill(int(parts[1]), 0)
+        except ProcessLookupError:
+            shutil.rmtree(p, ignore_errors=True)
+        except PermissionError:
+            pass                      # alive, someone else's
 
 
 def commit_run_dir(tmp: Path, final: Path) -> Path:

@@ -9,11 +9,13 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
+from analyzer import interrupt
 from analyzer.questions import ExactAnswer, ExactMetric, Metric, Prepared
 from analyzer.scenario import Scenario, SweepPoint
 from analyzer.errors import ScenarioError
@@ -68,6 +70,10 @@ class PointResult:
     counters: dict[str, int] = field(default_factory=dict)  # kernel counters, summed
 
 
+#: Longest a single kernel call should take: a stop request (Ctrl-C) waits at most about this.
+MAX_CALL_SECONDS = 0.5
+
+
 def _check_precision_metric(scenario: Scenario, prepared: Prepared) -> int:
     names = [m.name for m in prepared.metrics]
     wanted = scenario.spec.precision_metric or scenario.question.primary_metric
@@ -103,15 +109,28 @@ def simulate_point(scenario: Scenario, point: SweepPoint, prepared: Prepared, *,
         target_m = _check_precision_metric(scenario, prepared)
         metric = prepared.metrics[target_m]
     n_chunks = -(-n_trials // chunk_size)
+    step = BATCH_CHUNKS     # chunks per kernel call: shrinks for slow kernels so a stop request waits little
     for lo in range(0, n_chunks, BATCH_CHUNKS):
         hi = min(lo + BATCH_CHUNKS, n_chunks)
         sizes = chunk_sizes(lo, hi, n_trials, chunk_size)
-        hist, moments, counters = prepared.run_kernel(spec.seed, key, lo, hi, chunk_size, n_trials)
-        acc.add_chunks(hist, moments, counters)
-        if paired_with is not None:
+        if paired_with is not None:      # float paired sums: one call per batch keeps them bit-identical
+            hist, moments, counters = prepared.run_kernel(spec.seed, key, lo, hi, chunk_size, n_trials)
+            acc.add_chunks(hist, moments, counters)
             hist_b, moments_b, counters_b = paired_with.run_kernel(spec.seed, key, lo, hi, chunk_size, n_trials)
             acc_b.add_chunks(hist_b, moments_b, counters_b)
             paired.add_chunks(moments, moments_b, sizes)
+            interrupt.check()
+        else:                            # integer sums: any split of the batch gives the same result
+            sub = lo
+            while sub < hi:
+                top = min(sub + step, hi)
+                t0 = time.perf_counter()
+                hist, moments, counters = prepared.run_kernel(spec.seed, key, sub, top, chunk_size, n_trials)
+                acc.add_chunks(hist, moments, counters)
+                per_chunk = (time.perf_counter() - t0) / (top - sub)
+                step = max(1, min(BATCH_CHUNKS, int(MAX_CALL_SECONDS / max(per_chunk, 1e-9))))
+                sub = top
+                interrupt.check()
         if on_progress is not None:
             on_progress(int(sizes.sum()))
         if target_m is not None and acc.trials > 1:

@@ -1,0 +1,48 @@
+"""Clean interrupts: Ctrl-C (SIGINT) and SIGTERM stop a run between kernel calls.
+
+Python's default SIGINT handler raises ``KeyboardInterrupt`` in the main thread while numba's
+worker threads are inside a parallel kernel, which crashes the process (numba issues #2324,
+#5551). While :func:`handling` is active a signal only sets a flag; the runner checks it
+between kernel calls (:func:`check`), which it keeps short, and raises :class:`RunInterrupted`.
+"""
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+
+_received: list[int] = []
+
+
+class RunInterrupted(Exception):
+    """The run stopped on a signal; ``exit_code`` is 128 + the signal number (130, 143)."""
+
+    def __init__(self, signum: int):
+        self.signum = signum
+        self.exit_code = 128 + signum
+        super().__init__(f"interrupted by {signal.Signals(signum).name}")
+
+
+def _handler(signum, frame):   # noqa: ARG001 (signal handler signature)
+    _received.append(signum)
+
+
+@contextlib.contextmanager
+def handling():
+    """SIGINT and SIGTERM set the stop flag instead of killing the process (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _received.clear()
+    old = {s: signal.signal(s, _handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+def check() -> None:
+    """Raise :class:`RunInterrupted` if a signal arrived since :func:`handling` began."""
+    if _received:
+        raise RunInterrupted(_received[0])
