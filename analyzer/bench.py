@@ -72,8 +72,12 @@ def best_time(fn, repeat: int) -> float:
 
 def load_reference(game: str):
     """The slow pure-Python reference ``tests/reference/<game>.py`` (test code, not part of
-    the installed package: benchmarks need a source checkout)."""
-    path = Path(__file__).resolve().parent.parent / "tests" / "reference" / f"{game}.py"
+    the installed package: benchmarks need a source checkout, whose root is made importable
+    for references that import one another as ``tests.reference.<name>``)."""
+    root = Path(__file__).resolve().parent.parent
+    path = root / "tests" / "reference" / f"{game}.py"
+    if str(root) not in sys.path:
+        sys.path.append(str(root))
     if not path.is_file():
         raise FileNotFoundError(f"{path}: the reference implementation is needed for this benchmark "
                                 f"(run from a source checkout)")
@@ -152,10 +156,13 @@ def _bench_dice_cli(console=None, trials: int | None = None) -> dict:
 
 def kernel_vs_reference(scenario_path: Path, *, point: int, game: str, question: str, trials: int,
                         ref_trials: int, target: float, describe: str, data_dir: Path | None = None,
-                        rounds: int = 3, console=None) -> dict:
+                        rounds: int = 3, console=None, reference: str | None = None,
+                        simulate=None, params_dump: dict | None = None) -> dict:
     """Trials/s of a point's kernel and of the game's pure-Python reference on the same point,
     timed in interleaved rounds (best of ``rounds`` each, so a busy spell of the machine hits
-    both), with the ratio; prints the figures and returns them."""
+    both), with the ratio; prints the figures and returns them. ``reference`` names another
+    reference module (default: the game's); ``simulate(ref, params, rules, n)`` replaces the
+    usual ``ref.simulate(question, params, rules, ref.load_data(dir), n, 1)`` call."""
     from analyzer import scenario as scenario_mod
     from analyzer.runner import BATCH_CHUNKS, prepare_point
 
@@ -169,12 +176,16 @@ def kernel_vs_reference(scenario_path: Path, *, point: int, game: str, question:
         for lo in range(0, n_chunks, BATCH_CHUNKS):
             prep.run_kernel(1, 7, lo, min(lo + BATCH_CHUNKS, n_chunks), CHUNK_TRIALS, trials)
 
-    ref = load_reference(game)
-    params = pt.params.model_dump(mode="json", exclude_unset=True)
-    data = ref.load_data(str(data_dir or scenario_path.parent))
+    ref = load_reference(reference or game)
+    params = pt.params.model_dump(mode="json", **(params_dump or {"exclude_unset": True}))
+    if simulate is None:
+        data = ref.load_data(str(data_dir or scenario_path.parent))
 
-    def reference():
-        ref.simulate(question, params, pt.rules, data, ref_trials, 1)
+        def reference():
+            ref.simulate(question, params, pt.rules, data, ref_trials, 1)
+    else:
+        def reference():
+            simulate(ref, params, pt.rules, ref_trials)
 
     t_kernel, t_ref = interleaved_best([kernel, reference], rounds)
     out = {"threads": numba.get_num_threads(), "kernel_trials_per_s": trials / t_kernel,

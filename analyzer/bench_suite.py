@@ -41,6 +41,7 @@ SCALING_SCENARIOS = {
     "uboat-engagement": "uboat_leader/convoy37_engagement.yaml",
     "hacse-depth-charge": "hacse_naval/depth_charge_ring_prior.yaml",
     "bn-firefight": "breaking_news/firefight_patrol.yaml",
+    "uboat-campaign": "uboat_leader/campaign_example_fleet.yaml",
 }
 
 

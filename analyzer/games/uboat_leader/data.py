@@ -28,6 +28,8 @@ FILES = {
     "fleet_escorts": "data/fleet_escorts.yaml", "naval": "data/naval.yaml",
     "tactics": "data/tactics.yaml", "tactical_display": "data/tactical_display.yaml",
     "wolfpack": "data/wolfpack.yaml", "combat": "data/combat.yaml",
+    # campaign layer (docs/models/uboat_leader_campaign.md; maps: data/campaign/map_<stem>.yaml)
+    "campaign_rules": "data/campaign/rules.yaml", "events": "data/campaign/events.yaml",
 }
 CAMPAIGN_DIR = "campaigns"
 

@@ -1,0 +1,647 @@
+"""Compile a campaign point (sheet, map, Events, fleet, policies, rule options) into the integer
+arrays of :mod:`kernels.uboat_leader.campaign_state` (docs/models/uboat_leader_campaign.md).
+
+Everything the kernel would otherwise decide by searching is precomputed here per boat (its
+class decides the Areas it may enter): the next Area of every route (C§4.3), the nearest
+port, the nearest box of each mission type and the ``patrol`` policy's Area for every
+(home port, current Area). Validation happens here, so the kernel assumes valid input.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from analyzer.errors import suggest
+from analyzer.gamedata import DataError
+from analyzer.games.uboat_leader.compile import LEVELS, _card_rows
+from analyzer.games.uboat_leader.data import CAMPAIGN_DIR, GameData, param_error
+from analyzer.questions import Context
+from kernels.uboat_leader import campaign_state as CS
+from kernels.uboat_leader import state as S
+
+MAP_FILE = "data/campaign/map_{}.yaml"
+AREA_KINDS = {"port": CS.AREA_PORT, "sea": CS.AREA_SEA, "channel": CS.AREA_CHANNEL}
+MISSIONS = {"mine": CS.MS_MINE, "attack": CS.MS_ATTACK, "raider": CS.MS_RAIDER}
+MISSION_SO = {"mine": "mine_laying", "attack": "attack", "raider": "raider"}
+EVENT_TYPES = {"none": CS.EV_NONE, "stress": CS.EV_STRESS, "stress_roll": CS.EV_STRESS_ROLL,
+               "contact": CS.EV_CONTACT}
+SO_OPTIONS = {"air_search": CS.O_AIR_SEARCH, "supply_ship": CS.O_SUPPLY_SHIP, "intelligence": CS.O_INTELLIGENCE,
+              "priority_rr": CS.O_PRIORITY_RR, "radio_call": CS.O_RADIO_CALL}
+BANDS = {"okay": CS.BAND_OKAY, "shaken": CS.BAND_SHAKEN, "unfit": CS.BAND_UNFIT, "rested": CS.BAND_RESTED}
+#: C§6 presets (a mapping in the params overrides fields of the first one): endurance =
+#: (return_band, min_torpedoes, max_turns_at_sea, sail_band); so = (order, reserve, rr_min_stress)
+ENDURANCE_FIELDS = ("return_band", "min_torpedoes", "max_turns_at_sea", "sail_band")
+ENDURANCE = {name: dict(zip(ENDURANCE_FIELDS, v)) for name, v in (
+    ("balanced", ("shaken", 0, 4, "okay")), ("cautious", ("shaken", 2, 3, "rested")),
+    ("aggressive", ("unfit", 0, 8, "shaken")))}
+SO_FIELDS = ("order", "reserve", "rr_min_stress")
+SO_PRESETS = {name: dict(zip(SO_FIELDS, (order, 0, 4))) for name, order in (
+    ("intel", ["intelligence"]), ("none", []), ("air_search", ["air_search"]),
+    ("support", ["priority_rr", "supply_ship"]))}
+#: Fleet size limit (a typo guard; the workspace is per boat)
+MAX_FLEET = 16
+#: Histogram width: a metric above it is clipped into the last bin (its mean stays exact).
+N_BINS = 512
+UNREACHABLE = 1 << 20
+#: Naval cards an Attack box may draw (the kernel's ship scratch rows)
+ATTACK_BOX_SHIPS = 16
+
+
+@dataclass
+class CampaignArrays:
+    """One campaign point compiled for :func:`kernels.uboat_leader.campaign.campaign_kernel`."""
+
+    args: tuple
+    level_names: list[str]
+    boat_ids: list[str]
+    fleet_cost: float
+    so_total: float
+    area_names: list[str] = field(default_factory=list)
+
+
+def _so_units(value, where: str) -> int:
+    half = float(value) * CS.SO_UNITS
+    if half != int(half) or half < 0:
+        raise DataError(f"{where}: SO amounts are whole or half points (>= 0), got {value!r}")
+    return int(half)
+
+
+class CampaignMap:
+    """The map of C§2 with the per-class graph searches of C§4.3."""
+
+    def __init__(self, cmap: dict, where: str):
+        areas = cmap["areas"]
+        self.names = [a["name"] for a in areas]
+        if len(set(self.names)) != len(self.names):
+            raise DataError(f"{where}.areas: Area names must be unique")
+        self.idx = {n: k for k, n in enumerate(self.names)}
+        self.kind = []
+        for a in areas:
+            if a["kind"] not in AREA_KINDS:
+                raise DataError(f"{where}.areas[{a['name']}].kind: got {a['kind']!r}; allowed: {', '.join(AREA_KINDS)}")
+            self.kind.append(AREA_KINDS[a["kind"]])
+        self.nbrs = []
+        for a in areas:
+            for other in a["adjacent"]:
+                if other not in self.idx:
+                    raise DataError(f"{where}.areas[{a['name']}].adjacent: unknown Area {other!r}"
+                                    f"{suggest(other, self.names)}")
+            self.nbrs.append(sorted(self.idx[o] for o in a["adjacent"]))
+        for k, nb in enumerate(self.nbrs):
+            for j in nb:
+                if k not in self.nbrs[j]:
+                    raise DataError(f"{where}: {self.names[k]} lists {self.names[j]} as adjacent but not the "
+                                    f"other way round")
+        self.barred_by = [set(a.get("barred_classes") or []) for a in areas]
+        self.move = [0 if k == CS.AREA_PORT else int(a.get("move_events", 0)) for k, a in zip(self.kind, areas)]
+        self.areas = areas
+        self.boxes: dict[tuple[int, int], dict] = {}
+        for k, a in enumerate(areas):
+            for box in a.get("boxes") or []:
+                if box["type"] not in MISSIONS:
+                    raise DataError(f"{where}.areas[{a['name']}].boxes: type {box['type']!r}; allowed: "
+                                    f"{', '.join(MISSIONS)}")
+                self.boxes[(k, MISSIONS[box["type"]])] = box
+        self.ports = [k for k, kd in enumerate(self.kind) if kd == CS.AREA_PORT]
+        if not self.ports:
+            raise DataError(f"{where}: the map needs a Port box")
+
+    def n(self) -> int:
+        return len(self.names)
+
+    def passable(self, x: int, dest: int, cls: str) -> bool:
+        """May a boat of class ``cls`` heading for ``dest`` enter ``x`` (C§4.3)?"""
+        return cls not in self.barred_by[x] and (self.kind[x] != CS.AREA_PORT or x == dest)
+
+    def steps_to(self, dest: int, cls: str) -> list[int]:
+        """Fewest Areas entered from every Area to ``dest`` (UNREACHABLE if none)."""
+        out = [UNREACHABLE] * self.n()
+        out[dest] = 0
+        todo = deque([dest])
+        while todo:
+            x = todo.popleft()
+            if self.kind[x] == CS.AREA_PORT and x != dest:
+                continue  # a route never passes through a port
+            for y in self.nbrs[x]:
+                if out[y] == UNREACHABLE and cls not in self.barred_by[y]:
+                    out[y] = out[x] + 1
+                    todo.append(y)
+        return out
+
+    def entry_cost(self, x: int, route: str) -> tuple[int, int]:
+        events = self.move[x]
+        return (events, 1) if route == "fewest_events" else (1, events)
+
+    def next_steps(self, dest: int, cls: str, route: str) -> list[int]:
+        """For every Area the neighbour a route to ``dest`` enters next (-1: none): the one
+        minimising entry cost + the rest of the route, ties lowest index (C§4.3)."""
+        inf = (UNREACHABLE, UNREACHABLE)
+        rest = [inf] * self.n()
+        rest[dest] = (0, 0)
+        for _ in range(self.n() + 1):  # Bellman-Ford on a handful of Areas
+            changed = False
+            for x in range(self.n()):
+                for y in self.nbrs[x]:
+                    if rest[y] == inf or not self.passable(y, dest, cls):
+                        continue
+                    c = self.entry_cost(y, route)
+                    cand = (c[0] + rest[y][0], c[1] + rest[y][1])
+                    if cand < rest[x] and x != dest:
+                        rest[x] = cand
+                        changed = True
+            if not changed:
+                break
+        out = []
+        for x in range(self.n()):
+            choice, best = -1, inf
+            for y in self.nbrs[x]:
+                if rest[y] == inf or not self.passable(y, dest, cls):
+                    continue
+                c = self.entry_cost(y, route)
+                total = (c[0] + rest[y][0], c[1] + rest[y][1])
+                if total < best:
+                    choice, best = y, total
+            out.append(choice)
+        return out
+
+
+def _contact_rows(table, where: str) -> list[tuple[int, int]]:
+    rows = sorted((int(r[0]), int(r[1])) for r in table)
+    if not rows:
+        raise DataError(f"{where}.contact_table: at least one [min_roll, contacts] row")
+    return rows
+
+
+def _table_contacts(rows, roll: int) -> int:
+    n = 0
+    for lo, c in rows:
+        if roll >= lo:
+            n = c
+    return n
+
+
+def compile_campaign(p, ctx: Context, gd: GameData) -> CampaignArrays:
+    """Validate ``p`` (CampaignParams) against the data and build the kernel arrays."""
+    rules = ctx.rules
+    pol = p.policy
+
+    # ---- sheet (C§3.1): every field read is marked used
+    sheet = gd.campaign(p.campaign)
+    if sheet is None:
+        stems = gd.campaigns()
+        raise param_error(ctx, "campaign", f"no campaign sheet {p.campaign!r}{suggest(p.campaign, stems)}; "
+                          f"allowed: {', '.join(stems)}")
+    sheet_file = f"{CAMPAIGN_DIR}/{p.campaign}.yaml"
+
+    def use_sheet(key):
+        gd.use(f"campaign.{key}", sheet_file)
+
+    for key in ("period", "allowed_classes", f"durations.{p.duration}", "vp_thresholds", "removed_convoys",
+                "tactics_in_use", "advanced_torpedo_cost", "map"):
+        use_sheet(key)
+    dur = sheet["durations"][p.duration]
+
+    # ---- map (C§2)
+    map_file = MAP_FILE.format(sheet["map"])
+    cmap_raw = ctx.load(map_file, "")[0]["campaign_map"]
+    gd.use("campaign_map.areas", map_file)
+    cm = CampaignMap(cmap_raw, f"{map_file}: campaign_map")
+    n_areas = cm.n()
+
+    crules = gd.get("campaign_rules")
+    combat = gd.get("combat")
+    for key in ("contact_modifiers", "air_search_cards", "counters_per_area", "supply_ship_stress",
+                "priority_rr_stress", "priority_rr_per_turn", "cool_stress", "mission_attack_range",
+                "raider_max_attacks", "raider_success_roll", "raider_vp_per_success", "refit_module"):
+        gd.use(f"campaign_rules.{key}")
+
+    # ---- fleet (C§3.2, C§3.3)
+    roster = {u["id"]: (k, u) for k, u in enumerate(gd.get("uboats"))}
+    classes = gd.get("uboat_classes")
+    so_opts = sheet["so_options"]
+    period = sheet["period"]
+
+    def ym(s):
+        y, m = str(s).split("-")
+        return int(y), int(m)
+
+    n_boats = len(p.fleet)
+    bs = np.zeros((n_boats, CS.N_BS_FIELDS), np.int64)
+    bl = np.zeros((n_boats, CS.N_LEVELS, CS.N_BL_FIELDS), np.int64)
+    max_missions = max([len(b.missions) + (1 if b.mines else 0) for b in p.fleet] + [1])
+    bm = np.zeros((n_boats, max_missions), np.int64)
+    fleet_cost = 0.0
+    boat_cls, seeker_mod, mission_lists = [], [], []
+    for i, b in enumerate(p.fleet):
+        if b.id not in roster:
+            raise param_error(ctx, f"fleet[{i}].id", f"unknown U-boat {b.id!r}{suggest(b.id, roster)}; allowed: "
+                              f"{', '.join(roster)}")
+        j, card = roster[b.id]
+        gd.use(f"uboats[{j}]")
+        cls = card["class"]
+        if cls not in classes:
+            raise DataError(f"uboats[{j}].class: unknown class {cls!r}; allowed: {', '.join(classes)}")
+        gd.use(f"uboat_classes.{cls}")
+        allowed = sheet["allowed_classes"]
+        if allowed is not None and cls not in allowed:
+            raise param_error(ctx, f"fleet[{i}].id", f"{b.id} is a Type {cls}; this campaign allows "
+                              f"{', '.join(allowed)} (l.103)")
+        first, last = str(card["service"]).split("..")
+        if not (ym(first) <= ym(period["end"]) and ym(last) >= ym(period["start"])):
+            raise param_error(ctx, f"fleet[{i}].id", f"{b.id} serves {card['service']}, outside the campaign "
+                              f"{period['start']}..{period['end']} (l.193)")
+        lvl = card["levels"][b.level]
+        okay = lvl["okay"]
+        ready = okay["ready"] if b.ready is None else b.ready
+        stored = okay["stored"] if b.stored is None else b.stored
+        if ready > okay["ready"] or stored > okay["stored"]:
+            raise param_error(ctx, f"fleet[{i}]", f"ready/stored within the card's {okay['ready']}/{okay['stored']}")
+        fat, t5 = b.advanced.fat, b.advanced.t5
+        if fat + t5 + b.mines > ready + stored:
+            raise param_error(ctx, f"fleet[{i}]", f"advanced ({fat + t5}) + mines ({b.mines}) must fit in ready + "
+                              f"stored ({ready + stored})")
+        missions = (["mine"] if b.mines > 0 else []) + list(b.missions)
+        port = cm.ports[0] if b.port is None else cm.idx.get(b.port, -1)
+        if port < 0 or cm.kind[port] != CS.AREA_PORT:
+            ports = [cm.names[k] for k in cm.ports]
+            raise param_error(ctx, f"fleet[{i}].port", f"{b.port!r} is not a Port box of this map; allowed: "
+                              f"{', '.join(ports)}")
+        for ms in missions:
+            if not any(t == MISSIONS[ms] and cm.steps_to(a, cls)[port] < UNREACHABLE for (a, t) in cm.boxes):
+                raise param_error(ctx, f"fleet[{i}].missions", f"no {ms} box {b.id} ({cls}) can reach on this map")
+            use_sheet(f"so_options.{MISSION_SO[ms]}.cost")
+        cost = lvl["cost"] + sheet["advanced_torpedo_cost"] * (fat + t5) + \
+            sum(so_opts[MISSION_SO[ms]]["cost"] for ms in missions)
+        fleet_cost += cost
+        cls_data = classes[cls]
+        abilities = card.get("abilities") or []
+        bs[i] = [cls_data["ammunition"] if cls_data["deck_gun"] else 0, "seeker" in abilities, "cool" in abilities,
+                 ready, stored, fat, t5, b.mines, len(missions), port, LEVELS.index(b.level)]
+        for lv, name in enumerate(LEVELS):
+            d = card["levels"][name]
+            xp_next = d.get("xp_next")
+            bl[i, lv] = [d["bands"]["okay_max"], d["bands"]["shaken_max"],
+                         CS.NO_XP_NEXT if xp_next is None else xp_next,
+                         d["okay"]["ts"], d["okay"]["gs"], d["okay"]["ev"],
+                         d["shaken"]["ts"], d["shaken"]["gs"], d["shaken"]["ev"]]
+        bm[i, : len(missions)] = [MISSIONS[ms] for ms in missions]
+        boat_cls.append(cls)
+        seeker_mod.append(crules["contact_modifiers"]["seeker"] if "seeker" in abilities else 0)
+        mission_lists.append(missions)
+    so_total = dur["so"]
+    if fleet_cost > so_total:
+        raise param_error(ctx, "fleet", f"the fleet costs {fleet_cost:g} SO; the sheet gives {so_total:g} for a "
+                          f"{p.duration} campaign (l.198)")
+
+    # ---- per-boat graph tables (C§4.3, C§6)
+    nxt = np.full((n_boats, n_areas, n_areas), -1, np.int64)
+    nport = np.full((n_boats, n_areas), -1, np.int64)
+    boxa = np.full((n_boats, n_areas, CS.N_MISSION_TYPES), -1, np.int64)
+    patrol = np.full((n_boats, n_areas, n_areas), -1, np.int64)
+    seas = [k for k, kd in enumerate(cm.kind) if kd == CS.AREA_SEA]
+    contact_rows = {a: _contact_rows(cm.areas[a]["contact_table"], f"{map_file}: {cm.names[a]}") for a in seas}
+    for i, cls in enumerate(boat_cls):
+        steps = [cm.steps_to(dest, cls) for dest in range(n_areas)]  # steps[dest][from]
+        for dest in range(n_areas):
+            nxt[i, dest] = cm.next_steps(dest, cls, pol.route)
+        for a in range(n_areas):
+            ports = [(steps[q][a], q) for q in cm.ports if steps[q][a] < UNREACHABLE]
+            nport[i, a] = min(ports)[1] if ports else -1
+            for t in range(CS.N_MISSION_TYPES):
+                boxes = [(steps[x][a], x) for (x, tt) in sorted(cm.boxes) if tt == t and cls not in cm.barred_by[x]
+                         and steps[x][a] < UNREACHABLE]
+                boxa[i, a, t] = min(boxes)[1] if boxes else -1
+        expected = {a: sum(_table_contacts(contact_rows[a], r + seeker_mod[i]) for r in range(1, 11)) for a in seas}
+        home_port = int(bs[i, CS.BS_PORT])
+        fixed = None
+        if not isinstance(pol.patrol, str):
+            fixed = cm.idx.get(pol.patrol.area, -1)
+            if fixed < 0 or cm.kind[fixed] != CS.AREA_SEA or cls in cm.barred_by[fixed] \
+                    or steps[fixed][home_port] >= UNREACHABLE:
+                raise param_error(ctx, "policy.patrol.area", f"{pol.patrol.area!r} is not a sea Area "
+                                  f"{p.fleet[i].id} can reach{suggest(pol.patrol.area, cm.names)}")
+        for home in cm.ports:
+            for a in range(n_areas):
+                cands = [x for x in seas if cls not in cm.barred_by[x] and steps[x][a] < UNREACHABLE]
+                if not cands:
+                    continue
+                if fixed is not None:
+                    patrol[i, home, a] = fixed
+                elif pol.patrol == "nearest":
+                    patrol[i, home, a] = min(cands, key=lambda x: (steps[x][home], x))
+                else:
+                    ranked = sorted(cands, key=lambda x: (-expected[x], steps[x][home], x))
+                    patrol[i, home, a] = ranked[0] if pol.patrol == "best" else ranked[i % len(ranked)]
+        if patrol[i, home_port, home_port] < 0:
+            raise param_error(ctx, f"fleet[{i}]", f"{p.fleet[i].id} ({cls}) can reach no sea Area from its port")
+
+    # ---- areas (C§2)
+    max_rows = max([len(r) for r in contact_rows.values()] + [1])
+    at = np.zeros((n_areas, CS.N_AT_FIELDS), np.int64)
+    ct = np.zeros((n_areas, max_rows, 2), np.int64)
+    bmine = np.zeros((n_boats, n_areas), np.int64)
+    for a, area in enumerate(cm.areas):
+        at[a, CS.AT_KIND] = cm.kind[a]
+        at[a, CS.AT_REFIT] = int(area.get("refit", 0)) if cm.kind[a] == CS.AREA_PORT else 0
+        at[a, CS.AT_MOVE] = cm.move[a]
+        at[a, CS.AT_PATROL] = int(area.get("patrol_events", 0)) if cm.kind[a] == CS.AREA_SEA else 0
+        if a in contact_rows:
+            at[a, CS.AT_CT_LEN] = len(contact_rows[a])
+            ct[a, : len(contact_rows[a])] = contact_rows[a]
+        for t in range(CS.N_MISSION_TYPES):
+            box = cm.boxes.get((a, t))
+            at[a, CS.AT_BOX_EVENTS + t] = -1 if box is None else int(box["events"])
+        attack = cm.boxes.get((a, CS.MS_ATTACK))
+        if attack is not None:
+            at[a, CS.AT_NAVAL_CARDS] = int(attack["naval_cards"])
+        mine = cm.boxes.get((a, CS.MS_MINE))
+        if mine is not None:
+            rows = sorted(mine["vp_table"], key=lambda r: r["mines"])
+            for i in range(n_boats):
+                laid = int(bs[i, CS.BS_MINES])
+                bmine[i, a] = max([0] + [r["vp"] for r in rows if laid >= r["mines"]][-1:])
+
+    # ---- decks: target decks (fresh per contact), Tactics cup, Events, Convoys (C§4.4, C§7.2)
+    deck_keys = {S.D_MERCHANT: "merchants", S.D_NAVAL: "naval", S.D_ESCORT: "escorts", S.D_FLEET: "fleet_escorts"}
+    deck_cards = {d: gd.get(k) for d, k in deck_keys.items()}
+    tactics_in_use = bool(sheet["tactics_in_use"])
+    chits = [0]
+    if tactics_in_use:
+        gd.use("tactics.chits")
+        chits = [int(c["value"]) for c in gd.get("tactics")["chits"] for _ in range(int(c["count"]))]
+    removed = set(sheet.get("removed_convoys") or [])
+    convoys = [(k, c) for k, c in enumerate(gd.get("convoys")) if c["card"] not in removed]
+    if not convoys:
+        raise DataError(f"{sheet_file}: removed_convoys removes every Convoy card")
+    cv = np.zeros((len(convoys), CS.N_CV_FIELDS), np.int64)
+    cvs = np.zeros((len(convoys), S.MAX_SHIPS), np.int64)
+    misid = any(c.get("misidentified") for c in deck_cards[S.D_MERCHANT])
+    kinds_code = {"M": S.KIND_M, "N": S.KIND_N, "E": S.KIND_E}
+    for r, (k, conv) in enumerate(convoys):
+        gd.use(f"convoys[{k}].card")
+        gd.use(f"convoys[{k}].type")
+        gd.use(f"convoys[{k}].slots")
+        kinds = [s["kind"] for s in conv["slots"]]
+        if not 1 <= len(kinds) <= S.MAX_SHIPS or any(x not in kinds_code for x in kinds):
+            raise DataError(f"convoys[{k}].slots: 1..{S.MAX_SHIPS} slots of kind M, N or E")
+        naval = conv["type"] == "naval"
+        cv[r] = [naval, len(kinds), kinds.count("E")]
+        cvs[r, : len(kinds)] = [kinds_code[x] for x in kinds]
+        need = {S.D_MERCHANT: kinds.count("M"), S.D_NAVAL: kinds.count("N"),
+                S.D_ESCORT: (0 if naval else kinds.count("E")) + (kinds.count("M") if misid else 0),
+                S.D_FLEET: kinds.count("E") if naval else 0}
+        for d, n in need.items():
+            if n > len(deck_cards[d]):
+                raise DataError(f"{deck_keys[d]}: convoy card {conv['card']} may draw {n} cards, the deck has "
+                                f"{len(deck_cards[d])} (C§7.5)")
+            if n:
+                gd.use(deck_keys[d])
+        escorts = kinds.count("E") + (kinds.count("M") if misid else 0)
+        if tactics_in_use and escorts > len(chits):
+            raise DataError(f"tactics.chits: the cup holds {len(chits)} counters, convoy card {conv['card']} may "
+                            f"have {escorts} escorts")
+    naval_needed = max([int(at[a, CS.AT_NAVAL_CARDS]) for a in range(n_areas)] + [0])
+    if any(CS.MS_ATTACK in [MISSIONS[m] for m in ms] for ms in mission_lists):
+        gd.use("naval")
+        if naval_needed > min(len(deck_cards[S.D_NAVAL]), ATTACK_BOX_SHIPS):
+            raise DataError(f"naval: an Attack box draws {naval_needed} Naval cards, the deck has "
+                            f"{len(deck_cards[S.D_NAVAL])} (at most {ATTACK_BOX_SHIPS})")
+    events = gd.get("events")
+    gd.use("events")
+    ev_rows = []
+    for c in events["cards"]:
+        half = []
+        for h in ("early", "late"):
+            e = c[h]
+            if e["type"] not in EVENT_TYPES:
+                raise DataError(f"events.cards[{c['name']}].{h}.type: got {e['type']!r}; allowed: "
+                                f"{', '.join(EVENT_TYPES)}")
+            half.append([EVENT_TYPES[e["type"]], int(e.get("n", 0))])
+        ev_rows += [half] * int(c["count"])
+    if not ev_rows:
+        raise DataError("events.cards: the Event deck is empty")
+    ev = np.array(ev_rows, np.int64).reshape(len(ev_rows), 2, 2)
+    max_cards = max([len(c) for c in deck_cards.values()] + [len(chits), 1])
+    cards = np.zeros((S.N_DECKS, max_cards, S.N_CARD_FIELDS), np.int64)
+    for d in deck_keys:
+        rows = _card_rows(d, deck_cards[d])
+        cards[d, : rows.shape[0]] = rows
+    cards[S.D_TACTICS, : len(chits), S.C_CHIT_VALUE] = chits
+
+    # ---- combat modules (placeholders, data/combat.yaml and C§7.5)
+    ua = combat["uboat_attack_module"]
+    ea = combat["enemy_attack_module"]
+    for key in ("uboat_attack_module", "enemy_attack_module.hit_stress", "enemy_attack_module.sink_roll.escort",
+                "heavy_damage_attack_bonus"):
+        gd.use(f"combat.{key}")
+    dmg = np.zeros(11, np.int64)
+    codes = {"light": S.DAMAGE_LIGHT, "heavy": S.DAMAGE_HEAVY, "sunk": S.DAMAGE_SUNK}
+    for face in range(1, 11):
+        table = ua["damage_table"]
+        hit = [codes[k] for k in ("light", "heavy", "sunk") if table[k][0] <= face <= table[k][1]]
+        if not hit:
+            raise DataError(f"combat.uboat_attack_module.damage_table: d10 face {face} has no result")
+        dmg[face] = hit[0]
+    rng0 = int(crules["mission_attack_range"])
+
+    # ---- Wolfpack notes: the sheet's override the data's (G4)
+    wp = dict(gd.get("wolfpack"))
+    sheet_wp = sheet.get("wolfpack") or {}
+    wp_used = pol.wolfpack != "never"
+    for key in ("join_min", "stress_results", "attacked_modifier", "stress_per_result", "alerted_per_result"):
+        if key in sheet_wp:
+            wp[key] = sheet_wp[key]
+            if wp_used:
+                use_sheet(f"wolfpack.{key}")
+        elif wp_used:
+            gd.use(f"wolfpack.{key}")
+    wpf = np.zeros(11, np.int64)
+    for f in wp["stress_results"]:
+        if not 1 <= int(f) <= 10:
+            raise DataError(f"wolfpack.stress_results: faces 1..10, got {f}")
+        wpf[int(f)] = 1
+
+    # ---- Special Options (C§4.1, C§3.3)
+    so = np.zeros((3, max(CS.N_SO_OPTIONS, 4)), np.int64)
+    for name, code in SO_OPTIONS.items():
+        o = so_opts[name]
+        so[CS.SO_COST, code] = _so_units(o["cost"], f"{sheet_file}: campaign.so_options.{name}.cost")
+        so[CS.SO_MAX, code] = CS.SO_UNLIMITED if o["max"] == "U" else int(o["max"])
+    so_pol = dict(SO_PRESETS[pol.so]) if isinstance(pol.so, str) else \
+        {**SO_PRESETS["intel"], **pol.so.model_dump(exclude_none=True)}
+    order = list(so_pol["order"])
+    if len(set(order)) != len(order):
+        raise param_error(ctx, "policy.so.order", "each option at most once per turn")
+    for name in order:
+        use_sheet(f"so_options.{name}")
+    if pol.radio_call != "never":
+        use_sheet("so_options.radio_call")
+    if "air_search" in order:
+        gd.use("campaign_rules.air_search_discard")
+    so[CS.SO_ORDER, : len(order)] = [SO_OPTIONS[o] for o in order]
+
+    # ---- success levels (C§8)
+    thresholds = sheet["vp_thresholds"]
+    level_names = list(thresholds)
+    ranked = sorted(range(len(level_names)), key=lambda k: thresholds[level_names[k]])
+    lvl = np.zeros((2, max(len(level_names), 1)), np.int64)
+    for pos, k in enumerate(ranked):
+        lvl[0, pos] = int(thresholds[level_names[k]])
+        lvl[1, pos] = k
+
+    # ---- configuration
+    cfg = np.zeros(CS.N_CFG, np.int64)
+    endurance = dict(ENDURANCE[pol.endurance]) if isinstance(pol.endurance, str) else \
+        {**ENDURANCE["balanced"], **pol.endurance.model_dump(exclude_none=True)}
+    cmods = crules["contact_modifiers"]
+    tac = pol.tactical
+    calendar_advancing = rules["calendar"] == "advancing"
+    if calendar_advancing:
+        gd.use("campaign_rules.calendar_module")
+    else:
+        use_sheet("calendar_year")
+    gd.use("events.split_year")
+    if rules["post_combat_stress"] == "plus_one" and rules["contact_model"] == "abstract":
+        gd.use("campaign_rules.post_combat_module")  # the engagement model uses combat.post_combat_module
+    if rules["promotion"] != "none":
+        gd.use("campaign_rules.promotion_module")
+    if rules["advanced_torpedoes"] == "placeholder_bonus" and any(b.advanced.fat + b.advanced.t5 for b in p.fleet):
+        gd.use("campaign_rules.advanced_torpedo_module")
+    start_y, start_m = ym(period["start"])
+    sink = ea["sink_roll"]["escort"]
+    values = {
+        CS.K_N_BOATS: n_boats, CS.K_N_AREAS: n_areas, CS.K_N_LEVELS: len(level_names),
+        CS.K_N_METRICS: CS.N_FIXED_METRICS + len(level_names) + CS.N_BOAT_METRICS * n_boats,
+        CS.K_PATROL_LIMIT: int(dur["patrols"]), CS.K_MAX_TURNS: p.max_turns,
+        CS.K_SO_START: _so_units(so_total, f"{sheet_file}: campaign.durations.{p.duration}.so")
+        - _so_units(fleet_cost, "params.fleet cost"),
+        CS.K_CM_INTEL: cmods["intel"], CS.K_CM_SEEKER: cmods["seeker"], CS.K_CM_WARNING: cmods["warning"],
+        CS.K_CM_ATTACKED: cmods["attacked"], CS.K_SUPPLY_STRESS: crules["supply_ship_stress"],
+        CS.K_RR_STRESS: crules["priority_rr_stress"], CS.K_COOL_STRESS: crules["cool_stress"],
+        CS.K_MINE_BOX_EVENTS: crules["mine_box_events"], CS.K_RAIDER_MAX: crules["raider_max_attacks"],
+        CS.K_RAIDER_ROLL: crules["raider_success_roll"], CS.K_RAIDER_VP: crules["raider_vp_per_success"],
+        CS.K_TORPEDO_MOD0: ua["torpedo_range_mod"][rng0], CS.K_GUN_MOD0: ua["gun_range_mod"][rng0],
+        CS.K_HEAVY_BONUS: combat["heavy_damage_attack_bonus"],
+        CS.K_POST_STRESS: crules["post_combat_module"]["stress"] if rules["post_combat_stress"] == "plus_one" else 0,
+        CS.K_FAT_BONUS: crules["advanced_torpedo_module"]["fat_bonus"]
+        if rules["advanced_torpedoes"] == "placeholder_bonus" else 0,
+        CS.K_T5_BONUS: crules["advanced_torpedo_module"]["t5_bonus"]
+        if rules["advanced_torpedoes"] == "placeholder_bonus" else 0,
+        CS.K_ESCORT_ROLLS: crules["abstract_contact_module"]["escort_rolls_per_boat"],
+        CS.K_HIT_STRESS: ea["hit_stress"], CS.K_SINK_ESCORT: S.NOT_ALLOWED if sink is None else sink,
+        CS.K_WP_JOIN_MIN: wp["join_min"], CS.K_WP_ATTACKED_MOD: wp["attacked_modifier"],
+        CS.K_WP_STRESS_PER: wp["stress_per_result"], CS.K_WP_ALERTED_PER: wp["alerted_per_result"],
+        CS.K_WARN_ATTACK_ONLY: rules["warning_placement"] == "attack_only",
+        CS.K_WARN_CAMPAIGN: rules["warning_duration"] == "campaign",
+        CS.K_ATT_JOINERS_NOT_SEARCHED: rules["attacked_marker"] == "joiners_not_searched",
+        CS.K_ATT_UNTIL_PORT: rules["attacked_duration"] == "until_port",
+        CS.K_BOX_PLUS_MOVE: rules["mission_box_events"] == "box_plus_move",
+        CS.K_UNFIT_TACTICAL: rules["unfit_return"] == "tactical",
+        CS.K_COOL_IN_PORT: rules["cool"] == "in_port",
+        CS.K_STRATEGIC_ONLY: rules["counter_duration"] == "strategic_only",
+        CS.K_MINE_TOO_LATE: rules["mine_unfit"] == "too_late",
+        CS.K_MINE_BOX_NUMBER: rules["mine_box_events"] == "box_number",
+        CS.K_RAIDER_NATURAL: rules["raider_roll"] == "natural",
+        CS.K_RAIDER_XP: rules["raider_xp"] == "per_vp",
+        CS.K_ONE_AREA: rules["map_movement"] == "one_area",
+        CS.K_RELOAD: {"post_combat_and_refit": CS.RELOAD_POST_COMBAT_AND_REFIT, "refit_only": CS.RELOAD_REFIT_ONLY,
+                      "port_only": CS.RELOAD_PORT_ONLY}[rules["campaign_reload"]],
+        CS.K_PROMOTION: {"anywhere": CS.PROMOTE_ANYWHERE, "in_port": CS.PROMOTE_IN_PORT,
+                         "none": CS.PROMOTE_NONE}[rules["promotion"]],
+        CS.K_RC_PER_JOINER: rules["radio_call_cost"] == "per_joiner",
+        CS.K_STRESS_FAILS: rules["wolfpack_stress_join"] == "stress_fails",
+        CS.K_CAL_ADVANCING: calendar_advancing, CS.K_CAL_YEAR: int(sheet["calendar_year"]),
+        CS.K_START_YEAR: start_y, CS.K_START_MONTH: start_m,
+        CS.K_MONTHS_PER_TURN: crules["calendar_module"]["months_per_turn"], CS.K_SPLIT_YEAR: events["split_year"],
+        CS.K_RETURN_BAND: BANDS[endurance["return_band"]], CS.K_MIN_TORPEDOES: endurance["min_torpedoes"],
+        CS.K_MAX_TURNS_AT_SEA: endurance["max_turns_at_sea"], CS.K_SAIL_BAND: BANDS[endurance["sail_band"]],
+        CS.K_ATTACK: ({"always": CS.ATTACK_ALWAYS, "no_naval": CS.ATTACK_NO_NAVAL, "never": CS.ATTACK_NEVER}
+                      [pol.attack] if isinstance(pol.attack, str) else CS.ATTACK_MAX_ESCORTS),
+        CS.K_ATTACK_K: 0 if isinstance(pol.attack, str) else pol.attack.max_escorts,
+        CS.K_PACK: ({"always": CS.PACK_ALWAYS, "never": CS.PACK_NEVER}[pol.wolfpack]
+                    if isinstance(pol.wolfpack, str) else CS.PACK_ESCORTS_AT_LEAST),
+        CS.K_PACK_K: 0 if isinstance(pol.wolfpack, str) else pol.wolfpack.escorts_at_least,
+        CS.K_RADIO: ({"never": CS.RADIO_NEVER, "always": CS.RADIO_ALWAYS}[pol.radio_call]
+                     if isinstance(pol.radio_call, str) else CS.RADIO_ESCORTS_AT_LEAST),
+        CS.K_RADIO_K: 0 if isinstance(pol.radio_call, str) else pol.radio_call.escorts_at_least,
+        CS.K_SO_RESERVE: _so_units(so_pol["reserve"], "params.policy.so.reserve"),
+        CS.K_RR_MIN_STRESS: so_pol["rr_min_stress"], CS.K_N_SO_ORDER: len(order),
+        CS.K_AIR_CHOICE: CS.AIR_MOST_TARGETS if pol.air_search_choice == "most_targets" else CS.AIR_FEWEST_ESCORTS,
+        CS.K_ABORT_BAND: BANDS[pol.mission.abort_band], CS.K_MISSION_SALVO: pol.mission.salvo,
+        CS.K_MISSION_KEEP: pol.mission.keep_torpedoes,
+        CS.K_RAIDER_GUN_FIRST: pol.raider.weapons == "gun_first", CS.K_RAIDER_KEEP: pol.raider.keep_torpedoes,
+        CS.K_SALVO: tac.salvo, CS.K_SUBMERGED: tac.approach == "submerged", CS.K_TACTICS_IN_USE: tactics_in_use,
+    }
+    for k, v in values.items():
+        cfg[k] = int(v)
+    for d in deck_keys:
+        cfg[CS.K_DECK_SIZE + d] = len(deck_cards[d])
+    cfg[CS.K_DECK_SIZE + S.D_TACTICS] = len(chits)
+    cfg[CS.K_DECK_SIZE + CS.D_EVENTS] = len(ev_rows)
+    cfg[CS.K_DECK_SIZE + CS.D_CONVOYS] = len(convoys)
+
+    engagement = rules["contact_model"] == "engagement"
+    cfg[CS.K_CONTACT_ENGAGEMENT] = engagement
+    if engagement:
+        eargs, cards = _engagement_arrays(p, ctx, gd, convoys, tactics_in_use, cards)
+    else:
+        gd.use("campaign_rules.abstract_contact_module")
+        eargs = (np.zeros(S.N_CFG, np.int64), np.zeros((1, S.MAX_SHIPS, S.N_SLOT_FIELDS), np.int64),
+                 np.zeros((S.N_TABLES, S.TABLE_WIDTH), np.int64), np.zeros((1, 1), np.int64),
+                 np.zeros((1, 2), np.int64),
+                 np.zeros((2, 1), np.int64), np.zeros((1, CS.N_LEVELS, S.N_BOAT_STATIC), np.int64),
+                 np.zeros((1, CS.N_LEVELS, 2, S.N_ROW_FIELDS), np.int64))
+    args = (cfg, at, ct, bs, bm, bl, bmine, nxt, nport, boxa, patrol, ev, cv, cvs, cards, dmg, wpf, so, lvl) + eargs
+    return CampaignArrays(args, level_names, [b.id for b in p.fleet], fleet_cost, so_total, cm.names)
+
+
+def _engagement_arrays(p, ctx: Context, gd: GameData, convoys, tactics_in_use: bool, cards: np.ndarray):
+    """C§7.4: the engagement kernel's arrays for every Convoy card of the deck (compiled and
+    validated by :func:`analyzer.games.uboat_leader.compile.compile_engagement` with the whole
+    fleet starting at ``policy.tactical.start``) and every boat's crew rows at each level.
+    Returns (engagement args, the card table)."""
+    from analyzer.games.uboat_leader.compile import compile_engagement
+    from analyzer.games.uboat_leader.engagement import BoatParams, EngagementParams, PolicyParams
+    from analyzer.games.uboat_leader.escort_detection import tactics_chits
+
+    if len(p.fleet) > S.MAX_BOATS:
+        raise param_error(ctx, "fleet", f"the engagement contact model fights packs of at most {S.MAX_BOATS} "
+                          f"U-boats; a fleet of {len(p.fleet)} may exceed it (use contact_model: abstract)")
+    tac = p.policy.tactical
+    tactics = "pool" if tactics_in_use else "none"
+    chits = tactics_chits(tactics, gd, ctx) if tactics_in_use else [0]
+    policy = PolicyParams(**tac.model_dump(exclude={"start"}))
+    eslots = np.zeros((len(convoys), S.MAX_SHIPS, S.N_SLOT_FIELDS), np.int64)
+    battle = None
+    for r, (_, conv) in enumerate(convoys):
+        ep = EngagementParams(convoy=conv["card"], alerted=0, tactics=tactics, policy=policy, max_rounds=p.max_rounds,
+                              uboats=[BoatParams(id=b.id, level=b.level, start=tac.start) for b in p.fleet])
+        battle = compile_engagement(ep, ctx, gd, chits)
+        eslots[r, : battle.slots.shape[0]] = battle.slots
+    if battle.cards.shape[1] >= cards.shape[1]:
+        cards = battle.cards
+    disp = battle.display
+    start = disp.index[tac.start]
+    roster = {u["id"]: u for u in gd.get("uboats")}
+    classes = gd.get("uboat_classes")
+    n = len(p.fleet)
+    ebstat = np.zeros((n, CS.N_LEVELS, S.N_BOAT_STATIC), np.int64)
+    ebrows = np.zeros((n, CS.N_LEVELS, 2, S.N_ROW_FIELDS), np.int64)
+    for i, b in enumerate(p.fleet):
+        card = roster[b.id]
+        cls = classes[card["class"]]
+        for lv, name in enumerate(LEVELS):
+            d = card["levels"][name]
+            ebstat[i, lv] = [d["bands"]["okay_max"], d["bands"]["shaken_max"], cls["speed"]["surfaced"],
+                             cls["speed"]["submerged"], cls["ammunition"] if cls["deck_gun"] else 0, start, 0]
+            for row, row_name in ((S.ROW_OKAY, "okay"), (S.ROW_SHAKEN, "shaken")):
+                x = d[row_name]
+                if x["initiative"] not in ("aggressive", "cautious"):
+                    raise DataError(f"uboats[{b.id}].levels.{name}.{row_name}.initiative: got {x['initiative']!r}; "
+                                    f"allowed: aggressive, cautious")
+                ebrows[i, lv, row] = [x["initiative"] == "aggressive", x["gs"], x["ts"], x["ev"], x["ready"],
+                                      x["stored"]]
+    eargs = (battle.cfg.copy(), eslots, battle.tables, disp.adj, disp.area, disp.dist, ebstat, ebrows)
+    return eargs, cards

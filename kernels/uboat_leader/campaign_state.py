@@ -1,0 +1,141 @@
+"""Array layouts of the campaign kernel (docs/models/uboat_leader_campaign.md §9, §12).
+
+A campaign is plain integer arrays whose columns are named below, so the kernel reads
+``cb[i, CB_STRESS]`` where the reference reads ``b["stress"]``. The Python layer
+(:mod:`analyzer.games.uboat_leader.campaign_compile`) fills the static arrays; the mutable
+ones are chunk-local scratch reset at the start of every trial. SO amounts are kept in
+half points (the ½-SO advanced torpedo, l.275), so every cost is an integer.
+
+After editing this file, delete ``kernels/uboat_leader/__pycache__``: numba's on-disk cache
+is keyed on each kernel's own source file and does not see constants imported from here.
+"""
+from __future__ import annotations
+
+from kernels.uboat_leader.state import N_DECKS
+
+#: the two persistent decks of a campaign (C§4.4, C§7.2), after the engagement's five
+D_EVENTS, D_CONVOYS = N_DECKS, N_DECKS + 1
+N_CAMPAIGN_DECKS = N_DECKS + 2
+
+#: SO in the kernel: half points
+SO_UNITS = 2
+
+# ---- area kinds and static area table at[a, field] ------------------------------------
+AREA_PORT, AREA_SEA, AREA_CHANNEL = 0, 1, 2
+MS_MINE, MS_ATTACK, MS_RAIDER = 0, 1, 2
+N_MISSION_TYPES = 3
+(AT_KIND, AT_REFIT, AT_MOVE, AT_PATROL, AT_CT_LEN, AT_NAVAL_CARDS, AT_BOX_EVENTS) = range(7)
+#: AT_BOX_EVENTS + mission type: the box's Event number, -1 = no box of that type
+N_AT_FIELDS = AT_BOX_EVENTS + N_MISSION_TYPES
+
+# ---- boat static bs[i, field] and crew levels bl[i, level, field] ----------------------
+(BS_AMMO, BS_SEEKER, BS_COOL, BS_READY, BS_STORED, BS_FAT, BS_T5, BS_MINES, BS_N_MISSIONS,
+ BS_PORT, BS_LEVEL) = range(11)
+N_BS_FIELDS = 11
+(BL_OKAY_MAX, BL_SHAKEN_MAX, BL_XP_NEXT, BL_TS_OKAY, BL_GS_OKAY, BL_EV_OKAY, BL_TS_SHAKEN,
+ BL_GS_SHAKEN, BL_EV_SHAKEN) = range(9)
+N_BL_FIELDS = 9
+#: row fields read through :func:`crew_value` (okay column; shaken = okay + 3)
+ROW_TS, ROW_GS, ROW_EV = BL_TS_OKAY, BL_GS_OKAY, BL_EV_OKAY
+N_LEVELS = 4
+NO_XP_NEXT = -1
+
+# ---- boat state (mutable) cb[i, field] --------------------------------------------------
+(CB_AREA, CB_HOME, CB_SEARCH, CB_STRESS, CB_XP, CB_XP_TOTAL, CB_VP, CB_LEVEL, CB_READY, CB_STORED,
+ CB_AMMO, CB_FAT, CB_T5, CB_MINES, CB_MPOS, CB_PATROLS, CB_RETIRED, CB_LOST, CB_TURNS_AT_SEA,
+ CB_ATTACKED, CB_ATTACKED_NOW, CB_SEARCHED, CB_CONTACT_BONUS, CB_DEST, CB_MISSION_NOW) = range(25)
+N_CB_FIELDS = 25
+NO_MISSION = -1
+
+# ---- pack scratch pk[k, field] (k = position in the pack) --------------------------------
+PK_BOAT, PK_FIRED, PK_TORPEDOES0, PK_AMMO0 = range(4)
+N_PK_FIELDS = 4
+
+# ---- abstract-model ship scratch sh[s, field] --------------------------------------------
+SH_CARD, SH_DECK, SH_ESCORT, SH_SUNK, SH_LIGHT, SH_HEAVY, SH_CHIT, SH_NEW = range(8)
+N_SH_FIELDS = 8
+
+# ---- convoy cards cv[c, field], slots cvs[c, s] = KIND_M/N/E ------------------------------
+CV_NAVAL, CV_N_SLOTS, CV_N_ESCORTS = range(3)
+N_CV_FIELDS = 3
+
+# ---- events ev[card, half, field] ----------------------------------------------------------
+EV_TYPE, EV_N = 0, 1
+EV_NONE, EV_STRESS, EV_STRESS_ROLL, EV_CONTACT = 0, 1, 2, 3
+HALF_EARLY, HALF_LATE = 0, 1
+
+# ---- Special Options so[row, option]: cost (half SO), max (-1 = U), order -------------------
+O_AIR_SEARCH, O_SUPPLY_SHIP, O_INTELLIGENCE, O_PRIORITY_RR, O_RADIO_CALL = range(5)
+N_SO_OPTIONS = 5
+SO_COST, SO_MAX, SO_ORDER = 0, 1, 2
+SO_UNLIMITED = -1
+#: map counters (one Area each per turn): the first three options
+N_MAP_COUNTERS = 3
+
+# ---- campaign scalars (mutable) g[field] ---------------------------------------------------
+G_SO, G_TURN, G_BOUGHT = 0, 1, 2
+G_COUNTER_AREA = G_BOUGHT + N_SO_OPTIONS  # + O_AIR_SEARCH / O_SUPPLY_SHIP / O_INTELLIGENCE, -1 = none
+N_G_FIELDS = G_COUNTER_AREA + N_MAP_COUNTERS
+
+# ---- bands and policies -------------------------------------------------------------------
+BAND_OKAY, BAND_SHAKEN, BAND_UNFIT, BAND_RESTED = 0, 1, 2, 3
+ATTACK_ALWAYS, ATTACK_NO_NAVAL, ATTACK_MAX_ESCORTS, ATTACK_NEVER = 0, 1, 2, 3
+PACK_ALWAYS, PACK_NEVER, PACK_ESCORTS_AT_LEAST = 0, 1, 2
+RADIO_NEVER, RADIO_ALWAYS, RADIO_ESCORTS_AT_LEAST = 0, 1, 2
+AIR_MOST_TARGETS, AIR_FEWEST_ESCORTS = 0, 1
+RELOAD_POST_COMBAT_AND_REFIT, RELOAD_REFIT_ONLY, RELOAD_PORT_ONLY = 0, 1, 2
+PROMOTE_ANYWHERE, PROMOTE_IN_PORT, PROMOTE_NONE = 0, 1, 2
+
+# ---- per-trial metrics (order = the question's metric list, C§8) ---------------------------
+(M_VP, M_XP, M_BOATS_LOST, M_PATROLS, M_TURNS, M_P_TURN_CAP, M_SO_SPENT, M_SO_LEFT, M_CONTACTS,
+ M_ATTACKS, M_SHIPS_SUNK, M_MISSION_VP, M_MINE_VP, M_ATTACK_VP, M_RAIDER_VP, M_MISSIONS_FAILED) = range(16)
+N_FIXED_METRICS = 16
+#: then one p_level_<name> per success level (sheet order), then per boat (list order) these five
+BM_VP, BM_XP, BM_LOST, BM_PATROLS, BM_LEVEL = range(5)
+N_BOAT_METRICS = 5
+
+# ---- counters: the engagement kernel's five (kernels.uboat_leader.state CT_*), then ---------
+CT_TURN_CAP, CT_ROUTE_FAILED = 5, 6
+N_COUNTERS = 7
+
+# ---- configuration cfg[field] ----------------------------------------------------------------
+_CFG_NAMES = (
+    # campaign
+    "N_BOATS", "N_AREAS", "N_METRICS", "N_LEVELS", "PATROL_LIMIT", "MAX_TURNS", "SO_START",
+    # source constants and placeholder modules (data/campaign/rules.yaml, data/combat.yaml)
+    "CM_INTEL", "CM_SEEKER", "CM_WARNING", "CM_ATTACKED", "SUPPLY_STRESS", "RR_STRESS", "COOL_STRESS",
+    "MINE_BOX_EVENTS", "RAIDER_MAX", "RAIDER_ROLL", "RAIDER_VP", "TORPEDO_MOD0", "GUN_MOD0",
+    "HEAVY_BONUS", "POST_STRESS", "FAT_BONUS", "T5_BONUS", "ESCORT_ROLLS", "HIT_STRESS", "SINK_ESCORT",
+    "WP_JOIN_MIN", "WP_ATTACKED_MOD", "WP_STRESS_PER", "WP_ALERTED_PER",
+    # rule options (C§5)
+    "WARN_ATTACK_ONLY", "WARN_CAMPAIGN", "ATT_JOINERS_NOT_SEARCHED", "ATT_UNTIL_PORT", "BOX_PLUS_MOVE",
+    "UNFIT_TACTICAL", "COOL_IN_PORT", "STRATEGIC_ONLY", "MINE_TOO_LATE", "MINE_BOX_NUMBER",
+    "RAIDER_NATURAL", "RAIDER_XP", "ONE_AREA", "RELOAD", "PROMOTION", "RC_PER_JOINER", "STRESS_FAILS",
+    "CAL_ADVANCING", "CAL_YEAR", "START_YEAR", "START_MONTH", "MONTHS_PER_TURN", "SPLIT_YEAR",
+    # policies (C§6)
+    "RETURN_BAND", "MIN_TORPEDOES", "MAX_TURNS_AT_SEA", "SAIL_BAND", "ATTACK", "ATTACK_K", "PACK",
+    "PACK_K", "RADIO", "RADIO_K", "SO_RESERVE", "RR_MIN_STRESS", "N_SO_ORDER", "AIR_CHOICE",
+    "ABORT_BAND", "MISSION_SALVO", "MISSION_KEEP", "RAIDER_GUN_FIRST", "RAIDER_KEEP", "SALVO",
+    "SUBMERGED", "TACTICS_IN_USE",
+    # contact model (C§7.4 engagement / C§7.5 abstract)
+    "CONTACT_ENGAGEMENT",
+    # deck sizes, one per deck
+    "DECK_SIZE",
+)
+(K_N_BOATS, K_N_AREAS, K_N_METRICS, K_N_LEVELS, K_PATROL_LIMIT, K_MAX_TURNS, K_SO_START,
+ K_CM_INTEL, K_CM_SEEKER, K_CM_WARNING, K_CM_ATTACKED, K_SUPPLY_STRESS, K_RR_STRESS, K_COOL_STRESS,
+ K_MINE_BOX_EVENTS, K_RAIDER_MAX, K_RAIDER_ROLL, K_RAIDER_VP, K_TORPEDO_MOD0, K_GUN_MOD0,
+ K_HEAVY_BONUS, K_POST_STRESS, K_FAT_BONUS, K_T5_BONUS, K_ESCORT_ROLLS, K_HIT_STRESS, K_SINK_ESCORT,
+ K_WP_JOIN_MIN, K_WP_ATTACKED_MOD, K_WP_STRESS_PER, K_WP_ALERTED_PER,
+ K_WARN_ATTACK_ONLY, K_WARN_CAMPAIGN, K_ATT_JOINERS_NOT_SEARCHED, K_ATT_UNTIL_PORT, K_BOX_PLUS_MOVE,
+ K_UNFIT_TACTICAL, K_COOL_IN_PORT, K_STRATEGIC_ONLY, K_MINE_TOO_LATE, K_MINE_BOX_NUMBER,
+ K_RAIDER_NATURAL, K_RAIDER_XP, K_ONE_AREA, K_RELOAD, K_PROMOTION, K_RC_PER_JOINER, K_STRESS_FAILS,
+ K_CAL_ADVANCING, K_CAL_YEAR, K_START_YEAR, K_START_MONTH, K_MONTHS_PER_TURN, K_SPLIT_YEAR,
+ K_RETURN_BAND, K_MIN_TORPEDOES, K_MAX_TURNS_AT_SEA, K_SAIL_BAND, K_ATTACK, K_ATTACK_K, K_PACK,
+ K_PACK_K, K_RADIO, K_RADIO_K, K_SO_RESERVE, K_RR_MIN_STRESS, K_N_SO_ORDER, K_AIR_CHOICE,
+ K_ABORT_BAND, K_MISSION_SALVO, K_MISSION_KEEP, K_RAIDER_GUN_FIRST, K_RAIDER_KEEP, K_SALVO,
+ K_SUBMERGED, K_TACTICS_IN_USE,
+ K_CONTACT_ENGAGEMENT,
+ K_DECK_SIZE) = range(len(_CFG_NAMES))
+#: K_DECK_SIZE + d for d in 0..N_CAMPAIGN_DECKS-1
+N_CFG = K_DECK_SIZE + N_CAMPAIGN_DECKS
