@@ -212,7 +212,8 @@ def _print_provenance(placeholders: list[dict], examples: list[dict], where: str
 
 @app.command()
 def run(
-    targets: List[str] = typer.Argument(..., help="Scenario files, folders (every scenario below) or globs."),
+    targets: Optional[List[str]] = typer.Argument(None, help="Scenario files, folders (every scenario below) "
+                                                 "or globs."),
     trials: Optional[int] = typer.Option(None, "--trials", "-n", help="Trials per sweep point (overrides the file)."),
     precision: Optional[float] = typer.Option(None, help="Run until the 95% CI half-width of the primary "
                                               "metric (or precision_metric) is below this, up to max_trials."),
@@ -223,32 +224,55 @@ def run(
     svg: bool = typer.Option(False, help="Also write SVG plots."),
     force: bool = typer.Option(False, help="Allow more than 10^10 trials per point."),
     no_progress: bool = typer.Option(False, help="Hide progress bars."),
+    resume: Optional[Path] = typer.Option(None, "--resume", metavar="RUN_DIR",
+                                          help="Continue an interrupted run in its folder (same scenario, seed "
+                                          "and trials; gives the tables an uninterrupted run gives)."),
 ):
-    """Monte-Carlo every sweep point of each scenario and write a run folder per scenario."""
+    """Monte-Carlo every sweep point of each scenario and write a run folder per scenario.
+
+    The run folder exists from the start, marked incomplete in manifest.json, and keeps each
+    point's progress; after Ctrl-C, SIGTERM or a crash, 'analyzer run --resume RUN_DIR' continues it."""
     try:
         used_threads = api.set_threads(threads)
     except ValueError as e:
         _fail(str(e))
-    loaded = _load_all(targets, trials=trials, precision=precision, seed=seed, force=force)
-    _preflight(loaded, out)
+    if resume is not None:
+        given = [name for name, v in (("a scenario", targets), ("--trials", trials), ("--precision", precision),
+                                      ("--seed", seed), ("--force", force or None),
+                                      ("--out", out if out != Path("results") else None)) if v]
+        if given:
+            _fail(f"--resume continues RUN_DIR with the scenario, seed and trials it started with, in place; "
+                  f"drop {', '.join(given)}")
+        from analyzer import checkpoint
+        try:
+            loaded = [checkpoint.load_scenario(resume)]
+        except (ScenarioError, DataError) as e:
+            _fail(str(e))
+        _preflight(loaded, resume)
+    else:
+        if not targets:
+            _fail("give scenario files, folders or globs to run, or --resume RUN_DIR")
+        loaded = _load_all(targets, trials=trials, precision=precision, seed=seed, force=force)
+        _preflight(loaded, out)
     progress, factory = _progress_factory(not no_progress and not json_out)
     summaries = []
+    formats = ("png", "svg") if svg else ("png",)
     with interrupt.handling():        # Ctrl-C / SIGTERM: stop between kernel calls, never mid-write
         for sc in loaded:
-            t0 = time.perf_counter()
             try:
                 if progress:
                     with progress:
-                        results = api.run(sc, progress=factory)
+                        run_dir, summary = api.run_to_folder(sc, out, threads=used_threads, formats=formats,
+                                                             progress=factory, resume=resume)
                 else:
-                    results = api.run(sc)
-                wall = time.perf_counter() - t0
-                run_dir, summary = api.write_run(sc, results, out, mode="monte_carlo", threads=used_threads,
-                                                 wall_seconds=wall, formats=("png", "svg") if svg else ("png",))
+                    run_dir, summary = api.run_to_folder(sc, out, threads=used_threads, formats=formats,
+                                                         resume=resume)
             except interrupt.RunInterrupted as e:
                 done = ", ".join(s["run_dir"] for s in summaries) or "none"
-                err.print(f"[bold red]{e}[/]: stopped between kernel calls; nothing of {sc.name} was written "
-                          f"(scenarios completed before it: {done})", highlight=False)
+                where = (f"{sc.name} saved, incomplete, in {e.run_dir}; continue it with: "
+                         f"analyzer run --resume {e.run_dir}") if e.run_dir else f"nothing of {sc.name} was written"
+                err.print(f"[bold red]{e}[/]: stopped between kernel calls; {escape(where)} "
+                          f"(scenarios completed before it: {escape(done)})", highlight=False, soft_wrap=True)
                 raise typer.Exit(e.exit_code)
             except (ScenarioError, DataError, UnsafePathError) as e:
                 _fail(str(e))
@@ -456,18 +480,19 @@ def sensitivity(
     tornado chart."""
     from analyzer import sensitivity as sens
     sc = _load_all([str(target)], trials=trials)[0]
-    progress, factory = _progress_factory(True)
+    progress, _ = _progress_factory(True)
     try:
-        n = len(sens.variants(sc, source_values)[0])
-        if progress:
+        with interrupt.handling():            # Ctrl-C stops between kernel calls
+            n = len(sens.variants(sc, source_values)[0])
             with progress:
                 task = progress.add_task(f"{sc.name}: variants", total=n)
                 result = sens.run(sc, metric=metric, trials=trials, include_source_values=source_values,
                                   on_variant=lambda i, total, v: progress.update(task, completed=i))
                 progress.update(task, completed=n)
-        else:
-            result = sens.run(sc, metric=metric, trials=trials, include_source_values=source_values)
-        folder = sens.write(result, out, sc.digest)
+            folder = sens.write(result, out, sc.digest)
+    except interrupt.RunInterrupted as e:
+        err.print(f"[bold red]{e}[/]: sensitivity stopped; nothing was written", highlight=False)
+        raise typer.Exit(e.exit_code)
     except (ScenarioError, DataError, UnsafePathError) as e:
         _fail(str(e))
     table = Table(title=f"{sc.name}: effect on mean {result.metric} (base {result.base_mean:.4g}, "
@@ -480,7 +505,8 @@ def sensitivity(
         table.add_row(escape(f"{v.what} [{v.kind}]"), escape(f"{v.base!r} → {v.value!r}"), escape(effect))
     err.print(table)
     if result.skipped:
-        err.print(f"  not perturbed (not numbers): {len(result.skipped)} value(s), listed in sensitivity.json",
+        err.print(f"  not perturbed (not numbers, or identifiers such as card numbers): {len(result.skipped)} "
+                  f"value(s), listed in sensitivity.json",
                   highlight=False, markup=False)
     err.print(f"[green]wrote[/] {folder}")
 

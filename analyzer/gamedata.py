@@ -118,6 +118,15 @@ def _construct_unique_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, d
 
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_unique_mapping)
 
+if getattr(yaml, "__with_libyaml__", False):
+    class _UniqueKeyCLoader(yaml.CSafeLoader):
+        """The same rules on libyaml's parser (about ten times faster than the pure-Python one)."""
+
+    _UniqueKeyCLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_unique_mapping)
+    _LOADER = _UniqueKeyCLoader
+else:   # pragma: no cover - PyYAML built without libyaml
+    _LOADER = _UniqueKeyLoader
+
 
 #: limits on a YAML file read from someone else: size, expanded size (aliases counted every
 #: time they are used, so an "alias bomb" is refused before it is built) and nesting depth
@@ -172,7 +181,7 @@ def read_yaml(path: Path) -> Any:
     with aliases expanded and :data:`MAX_YAML_DEPTH` levels of nesting."""
     text = read_text(path)
     try:
-        loader = _UniqueKeyLoader(text)
+        loader = _LOADER(text)
         try:
             node = loader.get_single_node()
             if node is None:

@@ -179,8 +179,11 @@ class Context:
         """Record the placeholders at or below the data path ``under`` (all when None)."""
         from analyzer.gamedata import is_under
 
+        seen = {(p.path, p.source, p.kind) for p in self.placeholders}
         for ph in placeholders:
-            if (under is None or is_under(ph.path, under)) and ph not in self.placeholders:
+            key = (ph.path, ph.source, ph.kind)
+            if key not in seen and (under is None or is_under(ph.path, under)):
+                seen.add(key)
                 self.placeholders.append(ph)
 
     def data(self, relpath: str, prefix: str | None = None) -> Any:

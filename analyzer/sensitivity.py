@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 import yaml
 
-from analyzer import api, scenario as scenario_mod
+from analyzer import scenario as scenario_mod
 from analyzer.errors import ScenarioError
 from analyzer.gamedata import DataError, is_wrapper, read_yaml
 from analyzer.runner import prepare_point
@@ -74,6 +74,15 @@ class Sensitivity:
         return ok + [e for e in self.effects if e.error]
 
 
+#: data keys that name things (card numbers, ids): moving them by one step means nothing
+IDENTIFIER_KEYS = ("card", "id", "number", "name", "index", "slot")
+
+
+def _is_identifier(path: str) -> bool:
+    last = path.rsplit(".", 1)[-1].split("[", 1)[0]
+    return last in IDENTIFIER_KEYS
+
+
 def _steps(value: Any) -> list[Any]:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return []
@@ -117,9 +126,10 @@ def variants(sc: scenario_mod.Scenario, include_source_values: bool = False) -> 
     skipped: list[str] = []
     for ph in prepared.placeholders:
         kind = "parameter default" if ph.source == "default" else ("example" if ph.is_example else "placeholder")
-        steps = _steps(ph.value)
+        steps = [] if _is_identifier(ph.path) else _steps(ph.value)
         if not steps:
-            skipped.append(f"{ph.path} = {ph.value!r} ({kind})")
+            why = "an identifier" if _is_identifier(ph.path) else "not a number"
+            skipped.append(f"{ph.path} = {ph.value!r} ({kind}; {why})")
         for v in steps:
             out.append(Variant(ph.path, kind, ph.value, v, "" if ph.source == "default" else ph.source))
     if include_source_values:
@@ -127,6 +137,8 @@ def variants(sc: scenario_mod.Scenario, include_source_values: bool = False) -> 
             base = sc.path.parent if entry["origin"] == "scenario" else sc.context(point).game_dir
             source = base / entry["path"]
             for keys, value in _source_values(read_yaml(source)):
+                if keys and keys[-1] in IDENTIFIER_KEYS:
+                    continue
                 for v in _steps(value):
                     out.append(Variant(f"{entry['path']}:{_dotted(keys)}", "source value", value, v, str(source),
                                        keys))
@@ -223,23 +235,55 @@ def _variant_scenario(sc: scenario_mod.Scenario, data_files: tuple[dict, ...], v
     return scenario_mod.load(path, trials=trials, seed=sc.spec.seed)
 
 
+def _base_batches(sc: scenario_mod.Scenario, prepared, key: int, trials: int, chunk_size: int):
+    """The unchanged scenario's per-batch moments (kept: every variant is paired with them),
+    and its accumulator."""
+    from analyzer.runner import BATCH_CHUNKS
+    from analyzer.stats import MetricAccumulator
+    from kernels.record import chunk_sizes
+
+    acc = MetricAccumulator(len(prepared.metrics), prepared.n_bins, len(prepared.counters))
+    n_chunks = -(-trials // chunk_size)
+    batches = []
+    for lo in range(0, n_chunks, BATCH_CHUNKS):
+        hi = min(lo + BATCH_CHUNKS, n_chunks)
+        hist, moments, counters = prepared.run_kernel(sc.spec.seed, key, lo, hi, chunk_size, trials)
+        acc.add_chunks(hist, moments, counters)
+        batches.append((lo, hi, moments, chunk_sizes(lo, hi, trials, chunk_size)))
+    return batches, acc
+
+
 def run(sc: scenario_mod.Scenario, *, metric: str | None = None, trials: int | None = None,
         include_source_values: bool = False,
         on_variant: Callable[[int, int, Variant], None] | None = None) -> Sensitivity:
-    """Every variant of the scenario's point against the scenario, on common random numbers."""
+    """Every variant of the scenario's point against the scenario, on common random numbers:
+    the unchanged point runs once, and each variant runs on the same chunk streams and is
+    paired with it chunk by chunk (as ``analyzer compare`` pairs A and B)."""
+    from analyzer import interrupt
+    from analyzer.runner import MIN_PAIRED_BATCHES, paired_chunk_size, paired_summary, stream_key
+    from analyzer.stats import PairedAccumulator
+
     if len(sc.points) != 1:
         raise ScenarioError(str(sc.path), "sweep", f"sensitivity perturbs one point; the scenario has "
                             f"{len(sc.points)} (remove the sweep, or fix the swept values in params)")
     trials = trials or sc.spec.trials
+    if trials < MIN_PAIRED_BATCHES:
+        raise ScenarioError(str(sc.path), "trials", f"got {trials}; sensitivity needs at least "
+                            f"{MIN_PAIRED_BATCHES} trials for an honest paired CI")
     base_prepared = prepare_point(sc, sc.points[0])
     names = [m.name for m in base_prepared.metrics]
     metric = metric or sc.question.primary_metric
     if metric not in names:
         raise ScenarioError(str(sc.path), "metric", f"got {metric!r}; metrics of this point: {', '.join(names)}")
+    m_index = names.index(metric)
     vs, skipped = variants(sc, include_source_values)
-    base = scenario_mod.load(sc.path, trials=trials, seed=sc.spec.seed)
+    key = stream_key("compare", sc.spec.game, sc.spec.question, 0)
+    chunk_size = paired_chunk_size(trials)
+    batches, base_acc = _base_batches(sc, base_prepared, key, trials, chunk_size)
+    m = base_prepared.metrics[m_index]
+    result = Sensitivity(sc.name, metric, base_acc.summary(m_index, m.scale, m.is_probability).mean, trials,
+                         skipped=skipped)
     with tempfile.TemporaryDirectory(prefix="sensitivity-") as tmp:
-        result = Sensitivity(sc.name, metric, math.nan, trials, skipped=skipped)
         for i, v in enumerate(vs):
             if on_variant:
                 on_variant(i, len(vs), v)
@@ -248,14 +292,20 @@ def run(sc: scenario_mod.Scenario, *, metric: str | None = None, trials: int | N
             effect = Effect(v, metric)
             try:
                 variant = _variant_scenario(sc, base_prepared.data_files, v, folder, trials)
-                cmp = api.compare(base, variant)
+                prepared = prepare_point(variant, variant.points[0])
+                if [x.name for x in prepared.metrics] != names:
+                    raise ScenarioError(str(sc.path), "", "the variant produces other metrics")
             except (ScenarioError, DataError) as e:
                 effect.error = str(e).replace(str(folder), "<variant>")
             else:
-                pt = cmp.points[0]["metrics"][metric]
-                d = pt["diff_b_minus_a"]
-                effect.mean, effect.se, effect.ci_low, effect.ci_high = d["mean"], d["se"], d["ci_low"], d["ci_high"]
-                result.base_mean = pt["a"]["mean"]
+                paired = PairedAccumulator(len(names))
+                for lo, hi, moments_a, sizes in batches:
+                    _, moments_b, _ = prepared.run_kernel(sc.spec.seed, key, lo, hi, chunk_size, trials)
+                    paired.add_chunks(moments_a, moments_b, sizes)
+                    interrupt.check()
+                d = paired_summary(paired, base_prepared.metrics)[metric]
+                effect.mean, effect.se, effect.ci_low, effect.ci_high = d.mean, d.se, d.ci_low, d.ci_high
+            shutil.rmtree(folder, ignore_errors=True)
             result.effects.append(effect)
     return result
 
@@ -280,10 +330,12 @@ def tornado_figure(result: Sensitivity, top: int = TORNADO_TOP):
         effects = by_what[what]
         none = [e for e in effects if e.mean == 0 and e.se == 0]
         moved = [e for e in effects if e not in none]
+        readings = any(e.variant.kind in ("rule option", "what-if rule") for e in moved)
         for k, e in enumerate(moved):
-            y = row + (0.18 * (k - (len(moved) - 1) / 2) if len(moved) > 2 else 0)
+            spread = len(moved) > 2 or (readings and len(moved) > 1)   # one bar per other reading
+            y = row + (0.5 / len(moved) * (k - (len(moved) - 1) / 2) if spread else 0)
             colour = "tab:blue" if _is_lower(e.variant) else "tab:orange"
-            ax.barh(y, e.mean, color=colour, alpha=0.75, height=0.6 / max(1, len(moved) - 1))
+            ax.barh(y, e.mean, color=colour, alpha=0.75, height=0.6 / len(moved) if spread else 0.6)
             ax.plot([e.ci_low, e.ci_high], [y, y], color="black", lw=1)
             ax.annotate(f" {e.variant.value!r} ", (e.mean, y), fontsize=7, va="center",
                         ha="left" if e.mean >= 0 else "right")

@@ -39,6 +39,7 @@ class GameData:
     def __init__(self, ctx: Context):
         self.ctx = ctx
         self.used: list[Placeholder] = []
+        self._used_keys: set[tuple[str, str]] = set()     # (path, file) of ``used``: O(1) membership
         self._files: dict[str, tuple[Any, list[Placeholder]]] = {}
 
     def _file(self, relpath: str) -> tuple[Any, list[Placeholder]]:
@@ -70,7 +71,8 @@ class GameData:
         relpath = relpath or FILES[key_path.split(".")[0].split("[")[0]]
         _, found = self._file(relpath)
         for ph in found:
-            if is_under(ph.path, key_path) and ph not in self.used:
+            if (ph.path, ph.source) not in self._used_keys and is_under(ph.path, key_path):
+                self._used_keys.add((ph.path, ph.source))
                 self.used.append(ph)
 
 
