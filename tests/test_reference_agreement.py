@@ -28,7 +28,10 @@ def _campaign_simulate(question, params, rules, data, n, seed):
 def shipped():
     for path in scenario_mod.expand_targets([str(ROOT / "scenarios")]):
         sc = scenario_mod.load(path)
-        if sc.spec.game in REFERENCES:
+        # loadout plays the campaign kernel once per fleet on shared streams: its fleet 0 is pinned
+        # bit-identical to the campaign question (tests/uboat_leader/test_loadout.py), which the
+        # campaign reference checks
+        if sc.spec.game in REFERENCES and sc.spec.question != "loadout":
             yield pytest.param(path, id=path.relative_to(ROOT / "scenarios").as_posix())
 
 

@@ -41,7 +41,8 @@ def test_every_shipped_scenario_runs_with_plots(tmp_path):
     assert r.exit_code == 0, r.stderr
     runs = {p.parent.parent.name: p.parent for p in Path(tmp_path).rglob("summary.json")}
     assert set(runs) == {"escort_detection_example", "escort-detection-table", "wolfpack-size",
-                         "convoy37-veteran-viic-approach", "convoy37-wolfpack", "campaign-example-fleet-comienza"}
+                         "convoy37-veteran-viic-approach", "convoy37-wolfpack", "campaign-example-fleet-comienza",
+                         "loadout-example-fleets-comienza", "loadout-enumerate-comienza", "my-campaign-copy"}
     assert (runs["escort-detection-table"] / "escort_detection_heatmap.png").is_file()
     assert (runs["wolfpack-size"] / "wolfpack_pack_size.png").is_file()
     assert (runs["convoy37-veteran-viic-approach"] / "engagement_policies.png").is_file()
@@ -59,7 +60,7 @@ def test_engagement_has_no_exact_mode_and_list_shows_the_game(tmp_path):
     r = invoke("list", "uboat_leader", "--json")
     assert r.exit_code == 0, r.stderr
     doc = json.loads(r.stdout)["uboat_leader"]
-    assert {q["question"] for q in doc} == {"escort_detection", "wolfpack", "engagement", "campaign"}
+    assert {q["question"] for q in doc} == {"escort_detection", "wolfpack", "engagement", "campaign", "loadout"}
     eng = [q for q in doc if q["question"] == "engagement"][0]
     assert {"uboat_attack", "escort_movement", "enemy_attack", "reload", "post_combat_stress",
             "damage_stacking"} <= {o["name"] for o in eng["rule_options"]}

@@ -113,6 +113,15 @@ class LoadoutParams(_Strict):
         return v
 
 
+def each_boat_once(fleet: list[LoadoutParams]) -> list[LoadoutParams]:
+    """l.196: a U-boat may be selected only once (a pydantic field check)."""
+    ids = [b.id for b in fleet]
+    dup = sorted({i for i in ids if ids.count(i) > 1})
+    if dup:
+        raise ValueError(f"a U-boat may be selected only once (l.196), repeated: {', '.join(dup)}")
+    return fleet
+
+
 class EnduranceParams(_Strict):
     return_band: Band | None = None
     min_torpedoes: int | None = Field(None, ge=0, le=100)
@@ -178,11 +187,7 @@ class CampaignParams(_Strict):
     @field_validator("fleet")
     @classmethod
     def _once(cls, v):
-        ids = [b.id for b in v]
-        dup = sorted({i for i in ids if ids.count(i) > 1})
-        if dup:
-            raise ValueError(f"a U-boat may be selected only once (l.196), repeated: {', '.join(dup)}")
-        return v
+        return each_boat_once(v)
 
 
 FIXED_METRICS = [
@@ -230,6 +235,28 @@ def campaign_metrics(level_names: list[str], boat_ids: list[str]) -> list[Metric
     return out
 
 
+def campaign_placeholders(rules: dict, advanced: bool, gd: GameData) -> list[Placeholder]:
+    """The rule modules a campaign point runs on (the abstract model uses only three of the
+    engagement's; the advanced-torpedo module only when a boat carries FAT/T5), then every
+    data placeholder ``gd`` marked used."""
+    abstract = rules["contact_model"] == "abstract"
+    placeholders = [ph for ph in module_placeholders(rules) if not abstract or ph.path in ABSTRACT_MODULES]
+    placeholders += [Placeholder(f"rules.{name}", rules[name],
+                                 "G19/G21: placeholder rule module, not a published rule", "rule module")
+                     for name in CAMPAIGN_PLACEHOLDER_MODULES if advanced or name != "advanced_torpedoes"]
+    return placeholders + gd.used
+
+
+def placeholder_note(rules: dict) -> str:
+    """The note every campaign output carries: what its results rest on."""
+    return ("campaign results run on PLACEHOLDER modules and values: the map, sheet and card numbers, "
+            "Post-Combat, Refit resupply, promotion and advanced torpedoes (docs/models/uboat_leader_campaign.md "
+            "§10); " + ("contacts use the abstract contact model (C§7.5), not the tactical display"
+                        if rules["contact_model"] == "abstract"
+                        else "contacts are fought on the tactical display (C§7.4) with the engagement's "
+                             "PLACEHOLDER combat modules"))
+
+
 @register
 class Campaign(Question):
     game = "uboat_leader"
@@ -244,18 +271,8 @@ class Campaign(Question):
         gd = GameData(ctx)
         arrays = compile_campaign(p, ctx, gd)
         metrics = campaign_metrics(arrays.level_names, arrays.boat_ids)
-        abstract = ctx.rules["contact_model"] == "abstract"
-        placeholders = [ph for ph in module_placeholders(ctx.rules) if not abstract or ph.path in ABSTRACT_MODULES]
-        advanced = any(b.advanced.fat + b.advanced.t5 for b in p.fleet)
-        placeholders += [Placeholder(f"rules.{name}", ctx.rules[name],
-                                     "G19/G21: placeholder rule module, not a published rule", "rule module")
-                         for name in CAMPAIGN_PLACEHOLDER_MODULES if advanced or name != "advanced_torpedoes"]
-        placeholders += gd.used
-        notes = ("campaign results run on PLACEHOLDER modules and values: the map, sheet and card numbers, "
-                 "Post-Combat, Refit resupply, promotion and advanced torpedoes (docs/models/uboat_leader_campaign.md "
-                 "§10); " + ("contacts use the abstract contact model (C§7.5), not the tactical display" if abstract
-                             else "contacts are fought on the tactical display (C§7.4) with the engagement's "
-                                  "PLACEHOLDER combat modules"),
+        placeholders = campaign_placeholders(ctx.rules, any(b.advanced.fat + b.advanced.t5 for b in p.fleet), gd)
+        notes = (placeholder_note(ctx.rules),
                  f"fleet cost {arrays.fleet_cost:g} of {arrays.so_total:g} SO; so_spent / so_left count the SO "
                  f"kept for the campaign")
         return Prepared(metrics, N_BINS, kernel=campaign_kernel, args=arrays.args, counters=COUNTERS,

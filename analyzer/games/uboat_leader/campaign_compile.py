@@ -182,6 +182,26 @@ def _table_contacts(rows, roll: int) -> int:
     return n
 
 
+def _year_month(s) -> tuple[int, int]:
+    y, m = str(s).split("-")
+    return int(y), int(m)
+
+
+def boat_refusal(card: dict, sheet: dict) -> str | None:
+    """Why the U-boat ``card`` may not join a fleet for campaign ``sheet`` (the sheet's class
+    limits, l.103; a service year inside the campaign's period, l.193), or None."""
+    cls = card["class"]
+    allowed = sheet["allowed_classes"]
+    if allowed is not None and cls not in allowed:
+        return f"{card['id']} is a Type {cls}; this campaign allows {', '.join(allowed)} (l.103)"
+    period = sheet["period"]
+    first, last = str(card["service"]).split("..")
+    if not (_year_month(first) <= _year_month(period["end"]) and _year_month(last) >= _year_month(period["start"])):
+        return (f"{card['id']} serves {card['service']}, outside the campaign {period['start']}..{period['end']} "
+                f"(l.193)")
+    return None
+
+
 def compile_campaign(p, ctx: Context, gd: GameData) -> CampaignArrays:
     """Validate ``p`` (CampaignParams) against the data and build the kernel arrays."""
     rules = ctx.rules
@@ -244,14 +264,9 @@ def compile_campaign(p, ctx: Context, gd: GameData) -> CampaignArrays:
         if cls not in classes:
             raise DataError(f"uboats[{j}].class: unknown class {cls!r}; allowed: {', '.join(classes)}")
         gd.use(f"uboat_classes.{cls}")
-        allowed = sheet["allowed_classes"]
-        if allowed is not None and cls not in allowed:
-            raise param_error(ctx, f"fleet[{i}].id", f"{b.id} is a Type {cls}; this campaign allows "
-                              f"{', '.join(allowed)} (l.103)")
-        first, last = str(card["service"]).split("..")
-        if not (ym(first) <= ym(period["end"]) and ym(last) >= ym(period["start"])):
-            raise param_error(ctx, f"fleet[{i}].id", f"{b.id} serves {card['service']}, outside the campaign "
-                              f"{period['start']}..{period['end']} (l.193)")
+        refusal = boat_refusal(card, sheet)
+        if refusal:
+            raise param_error(ctx, f"fleet[{i}].id", refusal)
         lvl = card["levels"][b.level]
         okay = lvl["okay"]
         ready = okay["ready"] if b.ready is None else b.ready

@@ -183,3 +183,54 @@ def engagement_figures(meta, points, dists) -> list:
     footer(fig, meta)
     fig.tight_layout(rect=(0, 0.05, 1, 0.92))
     return [("engagement_policies", fig)]
+
+
+def loadout_figures(meta, points, dists) -> list:
+    """loadout: per fleet, best mean VP at the top, the mean VP (95% CI), the paired VP
+    difference to the first fleet (95% CI) and P(each success level) stacked; one figure
+    per sweep point (the first four)."""
+    names = [m["name"][3:] for m in meta["metrics"] if m["name"].startswith("vp.")]
+    levels = []
+    for m in meta["metrics"]:
+        lv = m["name"].split(".")[0]
+        if lv.startswith("p_level_") and lv[8:] not in levels:
+            levels.append(lv[8:])
+    mc = meta["mode"] == "monte_carlo"
+    figs = []
+    for idx, (_, row) in enumerate(points.sort_values("point").head(4).iterrows()):
+        order = sorted(names, key=lambda n: (-row[f"vp.{n}_mean"], names.index(n)))
+        n = len(order)
+        ypos = np.arange(n)[::-1]
+        fig, axes = plt.subplots(1, 3, figsize=(14, 1.6 + 0.3 * n), sharey=True)
+        for ax, group, title in ((axes[0], "vp", "mean campaign VP"),
+                                 (axes[1], "vp_diff", f"VP minus {names[0]} (paired)")):
+            mean = np.array([row[f"{group}.{f}_mean"] for f in order])
+            lo = np.array([row[f"{group}.{f}_ci_low"] for f in order])
+            hi = np.array([row[f"{group}.{f}_ci_high"] for f in order])
+            err = np.clip(np.vstack([mean - lo, hi - mean]), 0, None)
+            colors = ["firebrick" if f == names[0] else "steelblue" for f in order]
+            ax.barh(ypos, mean, xerr=err if mc else None, capsize=2, color=colors, alpha=0.85)
+            for y, v, a, b in zip(ypos, mean, lo, hi):  # beside the CI bar's end, away from zero
+                ax.text(b if v >= 0 else a, y, f" {v:.2f} " if mc else f" {v:.2f}", va="center", fontsize=7,
+                        ha="left" if v >= 0 else "right")
+            ax.margins(x=0.15)
+            if group == "vp_diff":
+                ax.axvline(0, color="black", lw=0.8)
+            ax.set_xlabel(title + (" (95% CI)" if mc else ""))
+        cmap = plt.get_cmap("viridis", max(2, len(levels)))
+        left = np.zeros(n)
+        for k, lv in enumerate(levels):
+            probs = np.array([row[f"p_level_{lv}.{f}_mean"] for f in order])
+            axes[2].barh(ypos, probs, left=left, color=cmap(k), label=lv)
+            left += probs
+        axes[2].set_xlim(0, 1)
+        axes[2].set_xlabel("P(success level)")
+        axes[2].legend(fontsize=7, title="level", title_fontsize=8, bbox_to_anchor=(1.01, 1), loc="upper left")
+        axes[0].set_yticks(ypos, order, fontsize=7 if n > 20 else 8)
+        fig.suptitle(f"{meta['scenario']}: which fleet scores most? ranked by mean VP (baseline {names[0]}, "
+                     f"red)\nall fleets on the same random numbers; PLACEHOLDER campaign data and modules",
+                     fontsize=10)
+        fig.tight_layout(rect=(0, 0.03, 1, 0.95))
+        footer(fig, meta)  # after the layout: the long footer line must not squeeze the panels
+        figs.append((f"loadout_ranking{'' if idx == 0 else f'_{idx}'}", fig))
+    return figs
