@@ -5,7 +5,7 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numba
 
@@ -16,6 +16,9 @@ from analyzer.runner import (MIN_PAIRED_BATCHES, PointResult, exact_point, paire
                              prepare_point, simulate_point, stream_key, summarize)
 from analyzer.scenario import Scenario
 from analyzer.stats import MetricSummary
+
+if TYPE_CHECKING:
+    from analyzer.checkpoint import RunCheckpoint
 
 ProgressFactory = Callable[[str, int], Callable[[int], None]]
 
@@ -50,17 +53,75 @@ def check_plots(scenario: Scenario, prepared: Prepared) -> None:
     check_scenario_plots(scenario, prepared)
 
 
-def run(scenario: Scenario, *, progress: ProgressFactory | None = None) -> list[PointResult]:
-    """Monte-Carlo every sweep point (all points are compiled first: errors come early)."""
-    prepared = [prepare_point(scenario, p) for p in scenario.points]
+def run(scenario: Scenario, *, progress: ProgressFactory | None = None,
+        checkpoint: "RunCheckpoint | None" = None, prepared: list[Prepared] | None = None) -> list[PointResult]:
+    """Monte-Carlo every sweep point (all points are compiled first: errors come early).
+
+    With a ``checkpoint`` (:class:`analyzer.checkpoint.RunCheckpoint`) each point's sums are
+    saved as it runs and when it is done, and points it already holds are continued (or,
+    when done, taken as they are): the results are those of an uninterrupted run.
+    ``prepared``: the points already compiled (by :func:`prepare_point`), if the caller has them."""
+    if prepared is None:
+        prepared = [prepare_point(scenario, p) for p in scenario.points]
     check_plots(scenario, prepared[0])
     tick = progress(scenario.name, _planned_trials(scenario)) if progress else None
     results = []
     for point, prep in zip(scenario.points, prepared):
+        state = checkpoint.load_point(point.index, prep) if checkpoint is not None else None
+        if state is not None and state.done:
+            if tick:
+                tick(state.acc.trials)
+            results.append(summarize(point, prep, state.acc, state.seconds))
+            continue
+        prior = state.seconds if state is not None else 0.0
         t0 = time.perf_counter()
-        acc, _, _ = simulate_point(scenario, point, prep, on_progress=tick)
-        results.append(summarize(point, prep, acc, time.perf_counter() - t0))
+        acc, _, _ = simulate_point(
+            scenario, point, prep, on_progress=tick,
+            resume=(state.acc, state.next_chunk) if state is not None else None,
+            on_checkpoint=checkpoint.saver(point.index, t0, prior) if checkpoint is not None else None)
+        seconds = prior + time.perf_counter() - t0
+        if checkpoint is not None:
+            checkpoint.save_point(point.index, acc, -1, seconds, done=True)
+        results.append(summarize(point, prep, acc, seconds))
     return results
+
+
+def run_to_folder(scenario: Scenario, out_root: Path | None, *, threads: int,
+                  formats: tuple[str, ...] = ("png",), progress: ProgressFactory | None = None,
+                  resume: Path | None = None) -> tuple[Path, dict]:
+    """Monte-Carlo a scenario into a checkpointed run folder; returns (folder, summary).
+
+    A new run creates ``<out_root>/<scenario>/<run-id>/`` at once, marked incomplete, and saves
+    each point's progress there; ``resume`` continues such a folder instead (the scenario must
+    be the one :func:`analyzer.checkpoint.load_scenario` reloaded from it). On a stop request
+    (:class:`analyzer.interrupt.RunInterrupted`, given ``run_dir``) or SIGKILL the folder stays,
+    resumable; on any other error a new run's folder is removed (a resumed one is left as it was).
+    """
+    from analyzer import interrupt
+    from analyzer.checkpoint import RunCheckpoint
+    prepared = [prepare_point(scenario, p) for p in scenario.points]
+    if resume is None:
+        ckpt = RunCheckpoint.start(scenario, Path(out_root), prepared)
+    else:
+        ckpt = RunCheckpoint.open(Path(resume), scenario, prepared)
+    try:
+        t0 = time.perf_counter()
+        results = run(scenario, progress=progress, checkpoint=ckpt, prepared=prepared)
+        wall = time.perf_counter() - t0 + ckpt.restored_seconds     # this session plus earlier ones
+        run_dir, summary = write_run(scenario, results, ckpt.run_dir.parent, mode="monte_carlo", threads=threads,
+                                     wall_seconds=wall, formats=formats, into=ckpt.run_dir)
+    except interrupt.RunInterrupted as e:
+        ckpt.release()
+        e.run_dir = ckpt.run_dir
+        raise
+    except BaseException:
+        if ckpt.resumed:
+            ckpt.release()
+        else:
+            ckpt.discard()
+        raise
+    ckpt.finish()
+    return run_dir, summary
 
 
 def exact(scenario: Scenario) -> list[PointResult]:
@@ -81,10 +142,17 @@ def exact(scenario: Scenario) -> list[PointResult]:
 
 
 def write_run(scenario: Scenario, results: list[PointResult], out_root: Path, *, mode: str,
-              threads: int, wall_seconds: float, formats: tuple[str, ...] = ("png",)) -> tuple[Path, dict]:
-    """Write the run folder atomically; returns (folder, summary dict)."""
+              threads: int, wall_seconds: float, formats: tuple[str, ...] = ("png",),
+              into: Path | None = None) -> tuple[Path, dict]:
+    """Write the run folder atomically; returns (folder, summary dict).
+
+    The folder is built under a temporary name, then renamed to a new run folder, or, with
+    ``into`` (an incomplete checkpointed run folder), its files moved in, the manifest last."""
     summary = outputs.summary_dict(scenario, results, mode)
-    tmp, final = outputs.new_run_dir(Path(out_root), scenario.name, scenario.digest)
+    if into is None:
+        tmp, final = outputs.new_run_dir(Path(out_root), scenario.name, scenario.digest)
+    else:
+        tmp = outputs.new_partial_dir(Path(into).parent)
     try:
         outputs.write_parquet(outputs.points_table(results), tmp / "points.parquet")
         outputs.write_parquet(outputs.distributions_table(results), tmp / "distributions.parquet")
@@ -104,9 +172,14 @@ def write_run(scenario: Scenario, results: list[PointResult], out_root: Path, *,
         }, tmp / "plotmeta.json")
         plots.render(tmp, formats, scenario.question)
         report.write_report(tmp)
+        if into is not None:
+            return outputs.fill_run_dir(tmp, Path(into)), summary
         return outputs.commit_run_dir(tmp, final), summary
     except BaseException:
-        outputs.discard_run_dir(tmp)
+        if into is None:
+            outputs.discard_run_dir(tmp)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)   # the run folder itself stays (resumable)
         raise
 
 

@@ -3,7 +3,8 @@
 Python's default SIGINT handler raises ``KeyboardInterrupt`` in the main thread while numba's
 worker threads are inside a parallel kernel, which crashes the process (numba issues #2324,
 #5551). While :func:`handling` is active a signal only sets a flag; the runner checks it
-between kernel calls (:func:`check`), which it keeps short, and raises :class:`RunInterrupted`.
+between kernel calls (:func:`check`), which it keeps short, saves the point's checkpoint and
+raises :class:`RunInterrupted`; the CLI prints the run folder and ``analyzer run --resume``.
 """
 from __future__ import annotations
 
@@ -15,11 +16,13 @@ _received: list[int] = []
 
 
 class RunInterrupted(Exception):
-    """The run stopped on a signal; ``exit_code`` is 128 + the signal number (130, 143)."""
+    """The run stopped on a signal; ``exit_code`` is 128 + the signal number (130, 143).
+    ``run_dir``: the incomplete, resumable run folder (set by ``api.run_to_folder``)."""
 
     def __init__(self, signum: int):
         self.signum = signum
         self.exit_code = 128 + signum
+        self.run_dir = None
         super().__init__(f"interrupted by {signal.Signals(signum).name}")
 
 

@@ -2,9 +2,12 @@
 
 A run folder ``results/<scenario>/<run-id>/`` holds ``points.parquet`` (one row per sweep
 point), ``distributions.parquet`` (long format: point, metric, value, probability),
-``summary.json`` (what ``--json`` prints), ``manifest.json`` (provenance) and plots. The
-folder is built under a temporary name and renamed into place at the end, so a failed or
-interrupted run leaves no partial output.
+``summary.json`` (what ``--json`` prints), ``manifest.json`` (provenance) and plots. An
+exact run's folder is built under a temporary name and renamed into place at the end, so a
+failed run leaves no partial output. A Monte-Carlo run's folder exists under its final name
+from the start, holding only an incomplete manifest and checkpoints (:mod:`analyzer.checkpoint`)
+until its outputs, built under a temporary name, are moved in (:func:`fill_run_dir`), the
+complete manifest last.
 """
 from __future__ import annotations
 
@@ -128,6 +131,7 @@ def manifest_dict(scenario, results: list[PointResult], *, threads: int, wall_se
 
     trials = sum(r.trials for r in results)
     return {
+        "status": "complete",
         "scenario_file": str(scenario.path), "scenario_sha256": scenario.digest,
         "scenario_text": scenario.text, "seed": scenario.spec.seed, "mode": mode,
         "version": __version__, "git_commit": git_commit(), "threads": threads,
@@ -171,17 +175,55 @@ def new_run_dir(out_root: Path, scenario_name: str, digest: str) -> tuple[Path, 
 
     The scenario's name is someone else's text: it becomes one safe folder name
     (:func:`analyzer.paths.slug`) that must lie under ``out_root``."""
-    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
+    stamp = _stamp()
     base = paths.make_dir(Path(out_root), scenario_name)
     final = paths.inside(base, f"{stamp}-{digest[:8]}")
     n = 1
     while final.exists():
         n += 1
         final = paths.inside(base, f"{stamp}-{digest[:8]}-{n}")
+    return new_partial_dir(base), final
+
+
+def new_partial_dir(base: Path) -> Path:
+    """A temporary ``.partial-<pid>-*`` folder in ``base`` to build outputs in (after removing
+    those of dead processes)."""
     _remove_orphans(base)
     tmp = Path(tempfile.mkdtemp(prefix=f".partial-{os.getpid()}-", dir=base))
     os.chmod(tmp, 0o777 & ~paths.current_umask())   # mkdtemp makes 0700; a run folder follows the umask
-    return tmp, final
+    return tmp
+
+
+def _stamp() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
+
+
+def new_visible_run_dir(out_root: Path, scenario_name: str, digest: str) -> Path:
+    """Create an empty run folder under its final name (a checkpointed run fills it as it
+    goes). ``mkdir`` is exclusive: two runs starting in the same second get ``-2``, ``-3``..."""
+    base = paths.make_dir(Path(out_root), scenario_name)
+    _remove_orphans(base)
+    name, n = f"{_stamp()}-{digest[:8]}", 1
+    while True:
+        final = paths.inside(base, name if n == 1 else f"{name}-{n}")
+        try:
+            final.mkdir()                  # mode 0777 & ~umask, like any folder
+            return final
+        except FileExistsError:
+            n += 1
+            if n > 1000:
+                raise
+
+
+def fill_run_dir(tmp: Path, run_dir: Path, last: str = "manifest.json") -> Path:
+    """Move every file of the filled temporary folder ``tmp`` into ``run_dir`` (each rename
+    atomic, ``last`` after all others, replacing the incomplete manifest), then remove ``tmp``."""
+    paths.check_under(tmp.parent, run_dir)
+    names = sorted(p.name for p in tmp.iterdir() if p.name != last) + [last]
+    for name in names:
+        os.replace(tmp / name, run_dir / name)
+    tmp.rmdir()
+    return run_dir
 
 
 def _remove_orphans(base: Path) -> None:

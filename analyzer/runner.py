@@ -84,20 +84,54 @@ def _check_precision_metric(scenario: Scenario, prepared: Prepared) -> int:
     return names.index(wanted)
 
 
+#: A point's checkpoint is saved at a batch boundary when at least this long has passed since
+#: the last one (and always when a stop is requested): fast kernels do not spend their time
+#: writing, and a SIGKILL loses at most the batch in flight or this much work.
+CHECKPOINT_SECONDS = 0.25
+
+#: ``on_checkpoint(acc, next_chunk, urgent)``: the point's sums so far and the first chunk not
+#: in them; ``urgent`` when a stop was requested (save now, whatever the time since the last).
+CheckpointHook = Callable[[MetricAccumulator, int, bool], None]
+
+
+def _stop_if_requested(acc: MetricAccumulator, next_chunk: int, on_checkpoint: CheckpointHook | None) -> None:
+    """Between kernel calls: on a stop request, save where the point stands, then stop."""
+    try:
+        interrupt.check()
+    except interrupt.RunInterrupted:
+        if on_checkpoint is not None:
+            on_checkpoint(acc, next_chunk, True)
+        raise
+
+
 def simulate_point(scenario: Scenario, point: SweepPoint, prepared: Prepared, *,
                    key: int | None = None, on_progress: Callable[[int], None] | None = None,
                    paired_with: Prepared | None = None,
-                   chunk_size: int = CHUNK_TRIALS) -> tuple[MetricAccumulator, PairedAccumulator | None, MetricAccumulator | None]:
+                   chunk_size: int = CHUNK_TRIALS,
+                   resume: tuple[MetricAccumulator, int] | None = None,
+                   on_checkpoint: CheckpointHook | None = None,
+                   ) -> tuple[MetricAccumulator, PairedAccumulator | None, MetricAccumulator | None]:
     """Run the kernel(s) of one point batch by batch.
 
     With ``paired_with`` the other scenario's kernel runs on the same chunk streams and a
     :class:`PairedAccumulator` of B - A is kept (``analyzer compare``, which also passes a
     smaller ``chunk_size`` when there are few trials: see :func:`paired_chunk_size`).
+
+    ``resume=(acc, next_chunk)`` continues a point from a checkpoint: the sums of chunks
+    ``0 .. next_chunk - 1`` do not depend on how they were grouped, and a precision target is
+    tested at the same logical batch ends (multiples of ``BATCH_CHUNKS`` chunks), so the result
+    is the one an uninterrupted run gives. ``on_checkpoint`` is called at batch ends (see
+    :data:`CHECKPOINT_SECONDS`) and when a stop is requested.
     """
     spec = scenario.spec
     key = point_key(scenario, point) if key is None else key
     n_metrics = len(prepared.metrics)
-    acc = MetricAccumulator(n_metrics, prepared.n_bins, len(prepared.counters))
+    if resume is not None:
+        if paired_with is not None:
+            raise ValueError("a paired run (compare) is not resumable")
+        acc, start = resume
+    else:
+        acc, start = MetricAccumulator(n_metrics, prepared.n_bins, len(prepared.counters)), 0
     acc_b = (MetricAccumulator(len(paired_with.metrics), paired_with.n_bins, len(paired_with.counters))
              if paired_with else None)
     paired = PairedAccumulator(n_metrics) if paired_with else None
@@ -109,9 +143,12 @@ def simulate_point(scenario: Scenario, point: SweepPoint, prepared: Prepared, *,
         target_m = _check_precision_metric(scenario, prepared)
         metric = prepared.metrics[target_m]
     n_chunks = -(-n_trials // chunk_size)
+    if on_progress is not None and acc.trials:
+        on_progress(acc.trials)          # restored from a checkpoint
     step = BATCH_CHUNKS     # chunks per kernel call: shrinks for slow kernels so a stop request waits little
-    for lo in range(0, n_chunks, BATCH_CHUNKS):
-        hi = min(lo + BATCH_CHUNKS, n_chunks)
+    lo = start
+    while lo < n_chunks:
+        hi = min((lo // BATCH_CHUNKS + 1) * BATCH_CHUNKS, n_chunks)   # logical batch ends never move
         sizes = chunk_sizes(lo, hi, n_trials, chunk_size)
         if paired_with is not None:      # float paired sums: one call per batch keeps them bit-identical
             hist, moments, counters = prepared.run_kernel(spec.seed, key, lo, hi, chunk_size, n_trials)
@@ -119,7 +156,6 @@ def simulate_point(scenario: Scenario, point: SweepPoint, prepared: Prepared, *,
             hist_b, moments_b, counters_b = paired_with.run_kernel(spec.seed, key, lo, hi, chunk_size, n_trials)
             acc_b.add_chunks(hist_b, moments_b, counters_b)
             paired.add_chunks(moments, moments_b, sizes)
-            interrupt.check()
         else:                            # integer sums: any split of the batch gives the same result
             sub = lo
             while sub < hi:
@@ -130,13 +166,19 @@ def simulate_point(scenario: Scenario, point: SweepPoint, prepared: Prepared, *,
                 per_chunk = (time.perf_counter() - t0) / (top - sub)
                 step = max(1, min(BATCH_CHUNKS, int(MAX_CALL_SECONDS / max(per_chunk, 1e-9))))
                 sub = top
-                interrupt.check()
+                if sub < hi:
+                    _stop_if_requested(acc, sub, on_checkpoint)
         if on_progress is not None:
             on_progress(int(sizes.sum()))
         if target_m is not None and acc.trials > 1:
             s = acc.summary(target_m, metric.scale, metric.is_probability)
             if s.half_width < spec.precision:
                 break
+        lo = hi
+        if on_checkpoint is not None and lo < n_chunks:
+            on_checkpoint(acc, lo, False)
+        # a stop after the precision test: a resumed run starts with the next batch
+        _stop_if_requested(acc, lo, on_checkpoint)
     return acc, paired, acc_b
 
 

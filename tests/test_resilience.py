@@ -187,3 +187,174 @@ def test_orphaned_partial_folders_of_dead_processes_are_removed(tmp_path):
     tmp, _ = outputs.new_run_dir(tmp_path, "sc", "abcdef12")
     assert not orphan.exists() and mine.exists()
     outputs.discard_run_dir(tmp)
+
+
+# --- checkpoints and --resume (issue 17) ---------------------------------------------------------
+import json  # noqa: E402
+import re  # noqa: E402
+import shutil  # noqa: E402
+
+#: 4 points x 30M trials of a fast question: about 10 s uninterrupted on one busy core
+RESUME_TRIALS = 30_000_000
+TABLES = ("points.parquet", "distributions.parquet")
+
+
+def _assert_same_tables(a: Path, b: Path) -> None:
+    for name in TABLES:
+        pd.testing.assert_frame_equal(pd.read_parquet(a / name), pd.read_parquet(b / name), check_exact=True)
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    out = tmp_path_factory.mktemp("uninterrupted")
+    res = _cli("run", QUICK, "--trials", RESUME_TRIALS, "--out", out, "--no-progress")
+    assert res.returncode == 0, res.stderr
+    (run,) = {p.parent for p in out.rglob("points.parquet")}
+    return run
+
+
+def _wait_for(path: Path, proc, timeout: float = 120) -> None:
+    t0 = time.perf_counter()
+    while not path.exists():
+        assert proc.poll() is None, proc.stderr.read()
+        assert time.perf_counter() - t0 < timeout, f"{path} never appeared"
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("sig,code", [(2, 130), (15, 143), (9, -9)], ids=["SIGINT", "SIGTERM", "SIGKILL"])
+def test_killed_sweep_resumes_to_the_tables_of_an_uninterrupted_run(tmp_path, uninterrupted, sig, code):
+    """Kill a 4-point sweep once its first point is done (point 1 has saved a checkpoint),
+    resume it, and get exactly the tables of an uninterrupted run with the same seed."""
+    from analyzer.checkpoint import RunCheckpoint
+    out = tmp_path / "out"
+    proc = subprocess.Popen([*CLI, "run", str(QUICK), "--trials", str(RESUME_TRIALS), "--out", str(out),
+                             "--no-progress"], stderr=subprocess.PIPE, text=True)
+    _wait_for(out / "any_of_n", proc)
+    t_start = time.perf_counter()
+    while not list(out.glob("any_of_n/*/checkpoint/point-000001.npz")):
+        assert proc.poll() is None, proc.stderr.read()
+        assert time.perf_counter() - t_start < 120, "point 1 never saved a checkpoint"
+        time.sleep(0.05)
+    t0 = time.perf_counter()
+    proc.send_signal(sig)
+    rc = proc.wait(timeout=60)
+    waited = time.perf_counter() - t0
+    err = proc.stderr.read()
+    assert rc == code, (rc, err)
+    (run,) = out.glob("any_of_n/*")
+    # an incomplete folder: its manifest says so, no output table yet, no half-written file visible
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["status"] == "incomplete" and manifest["scenario_sha256"]
+    visible = sorted(str(p.relative_to(run)) for p in run.rglob("*") if not p.name.startswith("."))
+    assert visible[:2] == ["checkpoint", "checkpoint/point-000000.npz"] and visible[-1] == "manifest.json", visible
+    assert all(re.fullmatch(r"checkpoint/point-00000[0-3]\.npz", v) for v in visible[1:-1]), visible
+    assert not list(out.rglob(".partial-*"))
+    import analyzer.scenario as scenario_mod
+    from analyzer.runner import prepare_point
+    sc = scenario_mod.load(QUICK, trials=RESUME_TRIALS)
+    ck = RunCheckpoint(run, sc, resumed=True)
+    assert ck.load_point(0, prepare_point(sc, sc.points[0])).done
+    if sig != 9:                                  # Ctrl-C / SIGTERM: quick, clean, and say how to go on
+        assert waited < 2.0, f"took {waited:.2f} s to stop"
+        assert "Traceback" not in err and f"analyzer run --resume {run}" in err, err
+    res = _cli("run", "--resume", run, "--no-progress", cwd=tmp_path)   # from another folder
+    assert res.returncode == 0, res.stderr
+    _assert_same_tables(run, uninterrupted)
+    assert json.loads((run / "manifest.json").read_text())["status"] == "complete"
+    assert not (run / "checkpoint").exists() and len(list(out.glob("any_of_n/*"))) == 1
+
+
+def _interrupted_in_process(monkeypatch, scenario, out: Path | None, after_checks: int,
+                            resume: Path | None = None, one_chunk_calls: bool = False) -> Path:
+    """Run (or, with ``resume``, continue) ``scenario`` through the API with a stop request at
+    the ``after_checks``-th check between kernel calls; returns the incomplete run folder.
+    ``one_chunk_calls``: kernel calls of one chunk (as for a slow kernel), so most checks fall
+    inside a logical batch."""
+    from analyzer import api, interrupt, runner
+    calls = []
+    if one_chunk_calls:
+        monkeypatch.setattr(runner, "MAX_CALL_SECONDS", 1e-12)
+
+    def check():
+        calls.append(1)
+        if len(calls) >= after_checks:
+            raise interrupt.RunInterrupted(2)
+    monkeypatch.setattr(interrupt, "check", check)
+    try:
+        with pytest.raises(interrupt.RunInterrupted) as info:
+            api.run_to_folder(scenario, out, threads=1, formats=(), resume=resume)
+    finally:
+        monkeypatch.undo()
+    return info.value.run_dir
+
+
+# the dice sweep at precision 0.001 runs 4, 4, 4 and 3 batches of 64 chunks. Fast kernel: one
+# call per batch, a check at each batch end but a point's last (11 in all; #4, at point 1's first
+# batch end, is where a check made before the precision test would fall on point 0's stopping
+# batch). One-chunk calls (after each point's first call, a whole batch): point 0's checks are
+# #1 (end of batch 0), #2-64 inside batch 1, #65 its end (after the precision test), ..., #192
+# before its last chunk.
+@pytest.mark.parametrize("after_checks,one_chunk_calls", [(1, False), (4, False), (6, False), (5, True),
+                                                          (65, True), (192, True), (600, True)])
+def test_precision_run_resumed_anywhere_stops_where_an_uninterrupted_one_does(tmp_path, monkeypatch, after_checks,
+                                                                             one_chunk_calls):
+    """A precision target is tested at the same logical batch ends after a resume, whether the
+    stop came inside a batch or right at its end (before or after the test), and a resume
+    that is itself interrupted resumes too."""
+    import analyzer.scenario as scenario_mod
+    from analyzer import api, checkpoint
+    load = lambda: scenario_mod.load(QUICK, precision=0.001)          # noqa: E731
+    ref_dir, _ = api.write_run(load(), api.run(load()), tmp_path / "reference", mode="monte_carlo", threads=1,
+                               wall_seconds=1.0, formats=())
+    run = _interrupted_in_process(monkeypatch, load(), tmp_path / "out", after_checks,
+                                  one_chunk_calls=one_chunk_calls)
+    assert json.loads((run / "manifest.json").read_text())["status"] == "incomplete"
+    again = _interrupted_in_process(monkeypatch, checkpoint.load_scenario(run), None, 3, resume=run,
+                                    one_chunk_calls=one_chunk_calls)
+    assert again == run
+    api.run_to_folder(checkpoint.load_scenario(run), None, threads=1, formats=(), resume=run)
+    _assert_same_tables(run, ref_dir)
+
+
+def test_resume_refuses_a_changed_scenario_a_complete_run_and_a_second_resumer(tmp_path, monkeypatch,
+                                                                               uninterrupted):
+    import analyzer.scenario as scenario_mod
+    from analyzer import checkpoint
+    from analyzer.runner import prepare_point
+    scen = tmp_path / "s.yaml"
+    shutil.copyfile(QUICK, scen)
+    run = _interrupted_in_process(monkeypatch, scenario_mod.load(scen, trials=2_000_000), tmp_path / "out", 5)
+    sc = checkpoint.load_scenario(run)
+    prepared = [prepare_point(sc, p) for p in sc.points]
+    first = checkpoint.RunCheckpoint.open(run, sc, prepared)
+    with pytest.raises(checkpoint.ResumeError, match="another process"):
+        checkpoint.RunCheckpoint.open(run, sc, prepared)
+    first.release()
+    scen.write_text(scen.read_text().replace("seed: 1", "seed: 2"))
+    _one_line_error(_cli("run", "--resume", run, "--no-progress"), "changed since this run started")
+    _one_line_error(_cli("run", "--resume", uninterrupted, "--no-progress"), "complete", "nothing to resume")
+    _one_line_error(_cli("run", QUICK, "--resume", run), "--resume continues RUN_DIR")
+    _one_line_error(_cli("run", "--resume", tmp_path, "--no-progress"), "not a run folder")
+    assert json.loads((run / "manifest.json").read_text())["status"] == "incomplete"   # left as it was
+
+
+def test_a_run_failing_with_an_ordinary_error_leaves_no_folder(tmp_path, monkeypatch):
+    import analyzer.scenario as scenario_mod
+    from analyzer import api
+
+    def broken(*a, **k):
+        raise RuntimeError("disk full")
+    monkeypatch.setattr(api.outputs, "write_parquet", broken)
+    with pytest.raises(RuntimeError):
+        api.run_to_folder(scenario_mod.load(QUICK, trials=5000), tmp_path / "out", threads=1, formats=())
+    assert not list((tmp_path / "out").rglob("*"))
+
+
+def test_resume_refuses_a_changed_data_file(tmp_path, monkeypatch):
+    import analyzer.scenario as scenario_mod
+    from analyzer import api
+    api.init_example("dystopian_wars", "attack", tmp_path / "copy")   # the scenario and its data file
+    scen, data = tmp_path / "copy" / "attack_ad10.yaml", tmp_path / "copy" / "data" / "dystopian_wars.yaml"
+    run = _interrupted_in_process(monkeypatch, scenario_mod.load(scen, trials=2_000_000), tmp_path / "out", 1)
+    data.write_text(data.read_text() + "\n# edited after the run started\n")
+    _one_line_error(_cli("run", "--resume", run, "--no-progress"), "data file(s) changed", "dystopian_wars.yaml")

@@ -223,10 +223,14 @@ COUNTERS = (
 assert len(COUNTERS) == CS.N_COUNTERS
 
 
-def campaign_metrics(level_names: list[str], boat_ids: list[str]) -> list[Metric]:
-    """C§8, in the kernel's order: fixed, p_level_<name> (sheet order), then per boat."""
+def campaign_metrics(level_names: list[str], boat_ids: list[str], level_totals: list[int] | None = None) -> list[Metric]:
+    """C§8, in the kernel's order: fixed, p_level_<name> (sheet order), then per boat. The level
+    labels carry the sheet's VP total (``P(success level good: VP >= 10)``), which the VP figure
+    draws as bands."""
     out = list(FIXED_METRICS)
-    out += [Metric(f"p_level_{n}", f"P(success level {n})", "probability") for n in level_names]
+    totals = level_totals or [None] * len(level_names)
+    out += [Metric(f"p_level_{n}", f"P(success level {n}" + (f": VP >= {t})" if t is not None else ")"),
+                   "probability") for n, t in zip(level_names, totals)]
     for b in boat_ids:
         out += [Metric(f"boat_vp.{b}", f"VP of {b}"), Metric(f"boat_xp.{b}", f"XP earned by {b}"),
                 Metric(f"boat_lost.{b}", f"P({b} sunk)", "probability"),
@@ -270,10 +274,14 @@ class Campaign(Question):
     def prepare(self, p: CampaignParams, ctx: Context) -> Prepared:
         gd = GameData(ctx)
         arrays = compile_campaign(p, ctx, gd)
-        metrics = campaign_metrics(arrays.level_names, arrays.boat_ids)
+        metrics = campaign_metrics(arrays.level_names, arrays.boat_ids, arrays.level_totals)
         placeholders = campaign_placeholders(ctx.rules, any(b.advanced.fat + b.advanced.t5 for b in p.fleet), gd)
         notes = (placeholder_note(ctx.rules),
                  f"fleet cost {arrays.fleet_cost:g} of {arrays.so_total:g} SO; so_spent / so_left count the SO "
                  f"kept for the campaign")
         return Prepared(metrics, N_BINS, kernel=campaign_kernel, args=arrays.args, counters=COUNTERS,
                         placeholders=tuple(placeholders), notes=notes)
+
+    def plots(self, meta, points, dists):
+        from analyzer.games.uboat_leader import plots  # matplotlib only when plotting
+        return plots.campaign_figures(meta, points, dists)

@@ -59,6 +59,7 @@ class CampaignArrays:
     fleet_cost: float
     so_total: float
     area_names: list[str] = field(default_factory=list)
+    level_totals: list[int] = field(default_factory=list)   # VP total of each success level (sheet order)
 
 
 def _so_units(value, where: str) -> int:
@@ -609,7 +610,8 @@ def compile_campaign(p, ctx: Context, gd: GameData) -> CampaignArrays:
                  np.zeros((2, 1), np.int64), np.zeros((1, CS.N_LEVELS, S.N_BOAT_STATIC), np.int64),
                  np.zeros((1, CS.N_LEVELS, 2, S.N_ROW_FIELDS), np.int64))
     args = (cfg, at, ct, bs, bm, bl, bmine, nxt, nport, boxa, patrol, ev, cv, cvs, cards, dmg, wpf, so, lvl) + eargs
-    return CampaignArrays(args, level_names, [b.id for b in p.fleet], fleet_cost, so_total, cm.names)
+    return CampaignArrays(args, level_names, [b.id for b in p.fleet], fleet_cost, so_total, cm.names,
+                          [int(thresholds[n]) for n in level_names])
 
 
 def _engagement_arrays(p, ctx: Context, gd: GameData, convoys, tactics_in_use: bool, cards: np.ndarray):

@@ -8,6 +8,8 @@
 """
 from __future__ import annotations
 
+import re
+
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -234,3 +236,44 @@ def loadout_figures(meta, points, dists) -> list:
         footer(fig, meta)  # after the layout: the long footer line must not squeeze the panels
         figs.append((f"loadout_ranking{'' if idx == 0 else f'_{idx}'}", fig))
     return figs
+
+
+_LEVEL_LABEL = re.compile(r"^P\(success level (?P<name>.+): VP >= (?P<total>-?\d+)\)$")
+
+
+def campaign_figures(meta, points, dists) -> list:
+    """campaign: the VP distribution of each sweep point (up to four panels) with the success
+    levels of the campaign sheet as shaded bands from each level's VP total, and P(level) written
+    in its band (the default figures still show the other metrics)."""
+    levels = []
+    for m in meta["metrics"]:
+        hit = _LEVEL_LABEL.match(m.get("label", ""))
+        if hit:
+            levels.append((hit["name"], int(hit["total"]), m["name"]))
+    levels.sort(key=lambda lv: lv[1])
+    vp = dists[dists["metric"] == "vp"]
+    keys = _swept(meta, points)
+    rows = list(points.sort_values("point").head(4).iterrows())
+    fig, axes = plt.subplots(len(rows), 1, figsize=(9, 2.4 * len(rows) + 1.0), sharex=True, squeeze=False)
+    top = int(vp["value"].max()) if len(vp) else 1
+    cmap = plt.get_cmap("viridis", max(2, len(levels)))
+    for ax, (_, row) in zip(axes[:, 0], rows):
+        d = vp[vp["point"] == row["point"]]
+        for k, (name, total, metric) in enumerate(levels):
+            end = levels[k + 1][1] if k + 1 < len(levels) else top + 1
+            ax.axvspan(total - 0.5, end - 0.5, color=cmap(k), alpha=0.18, lw=0)
+            ax.text((total + end - 1) / 2, 1.0, f"{name}\nP = {row[f'{metric}_mean']:.2f}", transform=ax.get_xaxis_transform(),
+                    ha="center", va="top", fontsize=7)
+        ax.bar(d["value"], d["probability"], width=0.85, color="steelblue")
+        mean = row["vp_mean"]
+        ax.axvline(mean, color="firebrick", lw=1.2)
+        ax.annotate(f" mean {mean:.2f}", (mean, 0.55), xycoords=("data", "axes fraction"), color="firebrick",
+                    fontsize=8)
+        ax.set_ylabel("probability")
+        ax.set_title(_row_label(row, keys) if keys else "", fontsize=9, loc="left")
+    axes[-1, 0].set_xlabel("campaign VP (bands: the sheet's success levels from their VP totals)")
+    fig.suptitle(f"{meta['scenario']}: campaign VP distribution and success levels "
+                 f"(PLACEHOLDER sheet, map, card and module values)", fontsize=10)
+    fig.tight_layout(rect=(0, 0.03, 1, 0.96))
+    footer(fig, meta, ["vp"] + [lv[2] for lv in levels])
+    return [("campaign_vp_levels", fig)]
