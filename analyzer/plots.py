@@ -139,6 +139,10 @@ def _line(meta, points, metric: str, x: str, group: str | None = None):
     return fig
 
 
+#: a heatmap writes its value in each cell only up to this many cells
+MAX_LABELLED_CELLS = 600
+
+
 def _heatmap(meta, points, metric: str, x: str, y: str, fixed: dict | None = None):
     info = _metric_info(meta)[metric]
     sub = points
@@ -156,7 +160,13 @@ def _heatmap(meta, points, metric: str, x: str, y: str, fixed: dict | None = Non
     ax.grid(False)
     fmt = "{:.2f}" if info["kind"] == "probability" else "{:.2g}"
     vals = table.to_numpy(dtype=float)
-    for (i, j), v in np.ndenumerate(vals):
+    labelled = vals if vals.size <= MAX_LABELLED_CELLS else np.empty((0, 0))   # unreadable (and slow) past that
+    if vals.size > MAX_LABELLED_CELLS:     # at most about 20 tick labels per axis
+        xs = range(0, table.shape[1], max(1, table.shape[1] // 20))
+        ys = range(0, table.shape[0], max(1, table.shape[0] // 20))
+        ax.set_xticks(list(xs), [str(table.columns[k]) for k in xs])
+        ax.set_yticks(list(ys), [str(table.index[k]) for k in ys])
+    for (i, j), v in np.ndenumerate(labelled):
         if math.isfinite(v):
             hw = half.to_numpy(dtype=float)[i, j]
             show_hw = meta["mode"] == "monte_carlo" and table.size <= 48 and math.isfinite(hw)

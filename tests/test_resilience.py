@@ -1,6 +1,7 @@
 """Resilience (issue 17, first part): what can fail is checked before any work, run folders
 never collide, files follow the umask, and hostile YAML is refused in one line."""
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -192,7 +193,6 @@ def test_orphaned_partial_folders_of_dead_processes_are_removed(tmp_path):
 # --- checkpoints and --resume (issue 17) ---------------------------------------------------------
 import json  # noqa: E402
 import re  # noqa: E402
-import shutil  # noqa: E402
 
 #: 4 points x 30M trials of a fast question: about 10 s uninterrupted on one busy core
 RESUME_TRIALS = 30_000_000
@@ -358,3 +358,61 @@ def test_resume_refuses_a_changed_data_file(tmp_path, monkeypatch):
     run = _interrupted_in_process(monkeypatch, scenario_mod.load(scen, trials=2_000_000), tmp_path / "out", 1)
     data.write_text(data.read_text() + "\n# edited after the run started\n")
     _one_line_error(_cli("run", "--resume", run, "--no-progress"), "data file(s) changed", "dystopian_wars.yaml")
+
+
+# ----------------------------------------------------------------- data values checked when read
+def _dw_folder(tmp_path, **stats):
+    folder = tmp_path / "dw"
+    shutil.copytree(ROOT / "scenarios" / "dystopian_wars" / "data", folder / "data")
+    (folder / "fleets").mkdir()
+    prof = {"size": "medium", "capital": False, "hp": 4, "dr": 4, "cr": 7, "aa": 2, "cc": 1, "ap": 2, "rr": 1,
+            "weapons": [{"name": "gun", "type": "primary", "ad": [4, 4, 2, 0]}]}
+    prof.update(stats)
+    (folder / "fleets" / "f.yaml").write_text(yaml.safe_dump({"profiles": {"ship": prof}}))
+    scen = folder / "s.yaml"
+    scen.write_text(yaml.safe_dump({"game": "dystopian_wars", "question": "attack", "trials": 1000,
+                                    "params": {"attacker": {"profile": "ship", "weapon": "gun"},
+                                               "target": {"profile": "ship"}}}))
+    return scen
+
+
+@pytest.mark.parametrize("stats,words", [
+    ({"hp": 100_000_000}, "hp: got 100000000"),
+    ({"dr": -5}, "dr: got -5"),
+    ({"dr": 4.9}, "dr: got 4.9"),
+    ({"cr": 0}, "cr: got 0"),
+    ({"size": "huge"}, "size: got 'huge'"),
+    ({"hp": "four"}, "hp: got 'four'"),
+    ({"weapons": [{"name": "gun", "type": "primary", "ad": [1_000_000, 4, 2, 0]}]}, "weapons[0].ad"),
+], ids=["hp-1e8", "dr-negative", "dr-float", "cr-zero", "size-unknown", "hp-text", "ad-1e6"])
+def test_fleet_profile_values_are_checked_when_read(tmp_path, stats, words):
+    t0 = time.perf_counter()
+    _one_line_error(_cli("validate", _dw_folder(tmp_path, **stats)), "profiles.ship", words)
+    assert time.perf_counter() - t0 < 30
+
+
+def test_list_and_enumeration_limits_before_work(tmp_path):
+    linked = _scenario_with(tmp_path, yaml.safe_dump({
+        "game": "dystopian_wars", "question": "attack",
+        "params": {"attack_dice": 4, "linked_ad": [1] * 100_000, "target": {"dr": 4, "cr": 7, "hp": 4}}}).encode(),
+        "linked.yaml")
+    _one_line_error(_cli("validate", linked), "linked_ad")
+    many = _scenario_with(tmp_path, yaml.safe_dump({
+        "game": "dystopian_wars", "question": "fire_allocation",
+        "params": {"weapons": [{"ad": 3}] * 20, "targets": [{"dr": 3, "cr": 5, "hp": 2, "count": 16}]}}).encode(),
+        "many.yaml")
+    t0 = time.perf_counter()
+    _one_line_error(_cli("validate", many), "at least")
+    assert time.perf_counter() - t0 < 30
+
+
+def test_a_fighter_type_name_that_would_make_a_path_is_refused(tmp_path):
+    folder = tmp_path / "b17"
+    shutil.copytree(ROOT / "scenarios" / "b17" / "data", folder / "data")
+    shutil.copy(ROOT / "scenarios" / "b17" / "gun_arcs.yaml", folder / "gun_arcs.yaml")
+    doc = yaml.safe_load((folder / "data" / "fighters.yaml").read_text())
+    types = doc["fighters"]["types"] if "fighters" in doc else doc["types"]
+    types["../evil/Me109"] = next(iter(types.values()))
+    (folder / "data" / "fighters.yaml").write_text(yaml.safe_dump(doc))
+    shutil.copy(ROOT / "scenarios" / "b17" / "gun_shot_skill15.yaml", folder / "s.yaml")
+    _one_line_error(_cli("validate", folder / "s.yaml"), "fighter type name")

@@ -12,6 +12,8 @@ value's placeholder beside it and the questions add the ones they touch to
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -252,6 +254,9 @@ def load(ctx: Context) -> B17Data:
         raise DataError(f"{path}: types: need at least one fighter type")
     types = {}
     for name, t in types_raw.items():
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}", str(name)):
+            raise DataError(f"{path}: types: fighter type name {name!r}: use letters, digits, space, '.', '_' or "
+                            f"'-' (at most 40; it names plot files and table columns)")
         k = _int(_need(t, "damage_per_hit", f"types.{name}", path), f"types.{name}.damage_per_hit", path, 1)
         rank = _int(_need(t, "danger_rank", f"types.{name}", path), f"types.{name}.danger_rank", path)
         types[str(name)] = FighterType(str(name), k, rank, ft_phs.get(f"fighters.types.{name}.danger_rank"))

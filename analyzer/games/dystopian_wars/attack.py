@@ -22,6 +22,8 @@ from analyzer.questions import Context, ExactAnswer, Metric, Prepared, Question,
 from kernels.dystopian_wars import attack as k
 
 AD = Annotated[int, Field(ge=0, le=MAX_DICE)]
+#: most models (or own weapons) linking into one attack: a squadron, not a fleet (typo guard)
+MAX_LINKED = 32
 
 
 class AttackerSpec(Strict):
@@ -59,8 +61,9 @@ class AttackParams(Strict):
                                             "(RB1), resolved before the attack (§11); null = the target profile's AA "
                                             "(less its HP lost, never below 1), or 0 without a profile")
     to_hit_modifier: int = Field(0, ge=0, le=2, description="roll modifier per die (not in the source: MARs, cards)")
-    linked_ad: list[AD] = Field(default_factory=list, description="AD of other squadron models linking in (each adds half)")
-    own_linked_ad: list[AD] = Field(default_factory=list, description="AD of the attacker's own other weapons of "
+    linked_ad: list[AD] = Field(default_factory=list, max_length=MAX_LINKED,
+                                description="AD of other squadron models linking in (each adds half)")
+    own_linked_ad: list[AD] = Field(default_factory=list, max_length=MAX_LINKED, description="AD of the attacker's own other weapons of "
                                                                       "this type linking in (rules.own_weapons_link)")
     critical_hp: int | None = Field(None, ge=0, le=100, description="HP per critical roll (null: data table / default)")
 

@@ -9,7 +9,7 @@ refuses exactly the runs that depend on a value the source does not give).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -29,6 +29,46 @@ Weapon = Literal["primary", "secondary", "rocket", "torpedo", "bomb", "mine"]
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+#: Limits of a fleet profile's values (the source has no stat lines: these are typo guards that
+#: keep every pool and histogram finite; an AD above the pool cap could never be rolled).
+PROFILE_INT_LIMITS = {"hp": (1, 1000), "dr": (1, 1000), "cr": (1, 1000), "aa": (0, 500), "cc": (0, 500),
+                      "ap": (0, 1000), "rr": (0, 500), "mv": (0, 100), "min_move": (0, 100)}
+MAX_PROFILE_WEAPONS = 8
+
+
+def check_profile(prof: Any, where: str) -> None:
+    """A fleet profile's values are checked when the file is read, not when a kernel meets
+    them: integers in range (never a float, a bool or text), a known size, weapons of a known
+    type with 4 AD values of at most the pool cap. Raises :class:`DataError` naming the value."""
+    from analyzer.games.dystopian_wars.common import MAX_DICE
+    from analyzer.games.dystopian_wars.rules import SIZES, WEAPON_TYPES
+
+    if not isinstance(prof, dict):
+        raise DataError(f"{where}: a profile is a mapping of stats; got {type(prof).__name__}")
+    for key, (lo, hi) in PROFILE_INT_LIMITS.items():
+        if key in prof:
+            v = prof[key]
+            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+                raise DataError(f"{where}.{key}: got {v!r}; allowed: a whole number {lo}..{hi}")
+    if "size" in prof and prof["size"] not in SIZES:
+        raise DataError(f"{where}.size: got {prof['size']!r}; allowed: {', '.join(SIZES)}")
+    for key in ("capital", "fast", "elusive"):
+        if key in prof and not isinstance(prof[key], bool):
+            raise DataError(f"{where}.{key}: got {prof[key]!r}; allowed: true | false")
+    weapons = prof.get("weapons") or []
+    if not isinstance(weapons, list) or len(weapons) > MAX_PROFILE_WEAPONS:
+        raise DataError(f"{where}.weapons: a list of at most {MAX_PROFILE_WEAPONS} weapons")
+    for i, w in enumerate(weapons):
+        if not isinstance(w, dict) or w.get("type") not in WEAPON_TYPES:
+            raise DataError(f"{where}.weapons[{i}].type: got {w.get('type') if isinstance(w, dict) else w!r}; "
+                            f"allowed: {', '.join(WEAPON_TYPES)}")
+        ad = w.get("ad")
+        if (not isinstance(ad, list) or len(ad) != 4
+                or any(isinstance(a, bool) or not isinstance(a, int) or not 0 <= a <= MAX_DICE for a in ad)):
+            raise DataError(f"{where}.weapons[{i}].ad: got {ad!r}; allowed: 4 whole numbers 0..{MAX_DICE} "
+                            f"(AD in range bands 1..4)")
 
 
 class GameData:
@@ -60,6 +100,7 @@ class GameData:
                 if prof_name in self.profiles:
                     raise DataError(f"{FLEETS_DIR}/{name}: profile {prof_name!r} is defined twice "
                                     f"(also in another fleet file); profile names must be unique")
+                check_profile(prof, f"{FLEETS_DIR}/{name}: profiles.{prof_name}")
                 self.profiles[prof_name] = prof
                 self._prefix[prof_name] = f"{Path(name).stem}.profiles.{prof_name}"
 

@@ -254,6 +254,11 @@ def compile_fire_allocation(p: FireAllocationParams, gd: GameData, rules: dict) 
             targets.append({**tgt, "t": t, "defense": ts.defense_dice})
     m = len(targets)
     if p.allocations == "auto":
+        usable = sum(1 for a in ads if a >= 1)
+        if m ** usable > p.max_allocations:      # counted before enumerating (each assignment is one at least)
+            raise RuleError(f"params.max_allocations: auto would enumerate at least {m ** usable:,} allocations "
+                            f"({usable} weapons onto {m} targets) > max_allocations = {p.max_allocations}; "
+                            f"list allocations explicitly or use fewer weapons or targets")
         allocs = auto_allocations(ads, models, m, rules["own_weapons_link"])
     else:
         allocs = explicit_allocations(p.allocations, ads, models, m, rules["own_weapons_link"])
