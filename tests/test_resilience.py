@@ -416,3 +416,32 @@ def test_a_fighter_type_name_that_would_make_a_path_is_refused(tmp_path):
     (folder / "data" / "fighters.yaml").write_text(yaml.safe_dump(doc))
     shutil.copy(ROOT / "scenarios" / "b17" / "gun_shot_skill15.yaml", folder / "s.yaml")
     _one_line_error(_cli("validate", folder / "s.yaml"), "fighter type name")
+
+
+@pytest.mark.parametrize("kind", ["read_only_filesystem", "name_too_long"])
+def test_more_unusable_out_folders(tmp_path, kind):
+    target = Path("/proc/analyzer-out") if kind == "read_only_filesystem" else tmp_path / ("x" * 300)
+    _one_line_error(_cli("run", QUICK, "--trials", 10**9, "--out", target, "--no-progress"), "--out")
+
+
+def test_bad_thread_settings_are_one_line_errors():
+    res = subprocess.run([*CLI, "run", str(QUICK), "--trials", "1000", "--no-progress", "--out", "/tmp"],
+                         capture_output=True, text=True, timeout=300, env=dict(os.environ, NUMBA_NUM_THREADS="0"))
+    assert res.returncode != 0 and "Traceback" not in res.stderr, res.stderr
+    res = _cli("bench", "dice", "--trials", "-5")
+    assert res.returncode == 2 and "Traceback" not in res.stderr and "--trials" in res.stderr, res.stderr
+
+
+def test_a_large_heatmap_is_drawn_without_a_label_per_cell():
+    import pandas as pd
+
+    from analyzer import plots
+    xs, ys = range(100), range(100)
+    rows = [{"x": x, "y": y, "m_mean": 0.5, "m_se": 0.01} for x in xs for y in ys]
+    meta = {"scenario": "big", "game": "dice", "question": "count", "seed": 1, "mode": "monte_carlo",
+            "metrics": [{"name": "m", "label": "m", "kind": "probability", "distribution": True,
+                         "unaffected_by": []}], "placeholders": [], "example_values": [], "swept": ["x", "y"]}
+    t0 = time.perf_counter()
+    fig = plots._heatmap(meta, pd.DataFrame(rows), "m", "x", "y")
+    assert time.perf_counter() - t0 < 10
+    assert len(fig.axes[0].texts) <= 1 and len(fig.axes[0].get_xticks()) <= 21   # the footer only
