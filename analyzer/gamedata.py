@@ -247,3 +247,41 @@ def file_sha256(path: Path) -> str:
     if key not in _FILE_SHA:
         _FILE_SHA[key] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
     return _FILE_SHA[key]
+
+
+class DataFiles:
+    """The game data files one sweep point reads, by top-level key: ``files`` maps each key
+    to the file that holds it (e.g. ``{"merchants": "data/merchants.yaml"}``). Files load
+    through the point's context (a copy beside the scenario first), once per point; ``use``
+    marks the placeholders under a data path as read, so outputs and ``strict`` see exactly
+    those (``used``)."""
+
+    def __init__(self, ctx, files: dict[str, str]):
+        self.ctx = ctx
+        self.files = files
+        self.used: list[Placeholder] = []
+        self._used_keys: set[tuple[str, str]] = set()     # (path, file) of ``used``: O(1) membership
+        self._files: dict[str, tuple[Any, list[Placeholder]]] = {}
+
+    def _file(self, relpath: str) -> tuple[Any, list[Placeholder]]:
+        if relpath not in self._files:
+            self._files[relpath] = self.ctx.load(relpath, "")
+        return self._files[relpath]
+
+    def get(self, key: str) -> Any:
+        """The plain value of top-level data key ``key``."""
+        data, _ = self._file(self.files[key])
+        if not isinstance(data, dict) or key not in data:
+            raise DataError(f"{self.files[key]}: missing top-level key {key!r}")
+        return data[key]
+
+    def use(self, key_path: str, relpath: str | None = None) -> None:
+        """Mark the data at ``key_path`` (``combat.uboat_attack_module``, ``convoys[0]``) as used:
+        its placeholders join ``used``."""
+        relpath = relpath or self.files[key_path.split(".")[0].split("[")[0]]
+        _, found = self._file(relpath)
+        for ph in found:
+            if (ph.path, ph.source) not in self._used_keys and is_under(ph.path, key_path):
+                self._used_keys.add((ph.path, ph.source))
+                self.used.append(ph)
+

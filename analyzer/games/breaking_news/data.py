@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from analyzer.errors import ScenarioError, suggest
-from analyzer.gamedata import DataError, Placeholder, is_under
+from analyzer.gamedata import DataError, DataFiles
 from analyzer.questions import Context
 
 #: the issue's fixed names (scenario files depend on them)
@@ -35,32 +35,11 @@ FILES = {
 }
 
 
-class BNData:
-    """The data one sweep point reads; ``used`` lists the placeholders it has marked."""
+class BNData(DataFiles):
+    """The data one sweep point reads (:data:`FILES`); ``used`` lists the placeholders it has marked."""
 
     def __init__(self, ctx: Context):
-        self.ctx = ctx
-        self.used: list[Placeholder] = []
-        self._files: dict[str, tuple[Any, list[Placeholder]]] = {}
-
-    def _file(self, relpath: str) -> tuple[Any, list[Placeholder]]:
-        if relpath not in self._files:
-            self._files[relpath] = self.ctx.load(relpath, "")
-        return self._files[relpath]
-
-    def get(self, key: str) -> Any:
-        """The plain value of top-level data key ``key`` (see :data:`FILES`)."""
-        data, _ = self._file(FILES[key])
-        if not isinstance(data, dict) or key not in data:
-            raise DataError(f"{FILES[key]}: missing top-level key {key!r}")
-        return data[key]
-
-    def use(self, key_path: str) -> None:
-        """Mark the data at ``key_path`` (e.g. ``game.turn_limit``, ``weapons.rpg``) as used."""
-        _, found = self._file(FILES[key_path.split(".")[0].split("[")[0]])
-        for ph in found:
-            if is_under(ph.path, key_path) and ph not in self.used:
-                self.used.append(ph)
+        super().__init__(ctx, FILES)
 
     # ------------------------------------------------------------------ lookups
     def quality(self, name: str) -> dict:

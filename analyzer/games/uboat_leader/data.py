@@ -14,10 +14,9 @@ refuse) placeholders it never uses, the issue's reference scenario included.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from analyzer.errors import ScenarioError
-from analyzer.gamedata import DataError, Placeholder, is_under
+from analyzer.gamedata import DataError, DataFiles
 from analyzer.questions import Context
 
 #: top-level data key -> file (relative to the scenario folder, then scenarios/uboat_leader/)
@@ -33,26 +32,12 @@ FILES = {
 }
 CAMPAIGN_DIR = "campaigns"
 
-class GameData:
-    """The data one sweep point reads; ``used`` lists the placeholders it has marked."""
+
+class GameData(DataFiles):
+    """The data one sweep point reads (:data:`FILES`); ``used`` lists the placeholders it has marked."""
 
     def __init__(self, ctx: Context):
-        self.ctx = ctx
-        self.used: list[Placeholder] = []
-        self._used_keys: set[tuple[str, str]] = set()     # (path, file) of ``used``: O(1) membership
-        self._files: dict[str, tuple[Any, list[Placeholder]]] = {}
-
-    def _file(self, relpath: str) -> tuple[Any, list[Placeholder]]:
-        if relpath not in self._files:
-            self._files[relpath] = self.ctx.load(relpath, "")
-        return self._files[relpath]
-
-    def get(self, key: str) -> Any:
-        """The plain value of top-level data key ``key`` (see :data:`FILES`)."""
-        data, _ = self._file(FILES[key])
-        if not isinstance(data, dict) or key not in data:
-            raise DataError(f"{FILES[key]}: missing top-level key {key!r}")
-        return data[key]
+        super().__init__(ctx, FILES)
 
     def campaign(self, stem: str) -> dict | None:
         """Campaign sheet ``campaigns/<stem>.yaml`` (its ``campaign`` mapping), None if absent."""
@@ -64,16 +49,6 @@ class GameData:
 
     def campaigns(self) -> list[str]:
         return sorted(p.stem for p in (Path(self.ctx.game_dir) / CAMPAIGN_DIR).glob("*.yaml"))
-
-    def use(self, key_path: str, relpath: str | None = None) -> None:
-        """Mark the data at ``key_path`` (e.g. ``combat.uboat_attack_module``,
-        ``merchants``, ``convoys[0]``) as used: its placeholders join ``self.used``."""
-        relpath = relpath or FILES[key_path.split(".")[0].split("[")[0]]
-        _, found = self._file(relpath)
-        for ph in found:
-            if (ph.path, ph.source) not in self._used_keys and is_under(ph.path, key_path):
-                self._used_keys.add((ph.path, ph.source))
-                self.used.append(ph)
 
 
 def param_error(ctx: Context, path: str, message: str) -> ScenarioError:
