@@ -26,7 +26,7 @@ from analyzer.questions import SCENARIO_ROOT
 #: Trials of the kernel side in ``--quick`` mode (the references keep their own small counts).
 QUICK_TRIALS = 200_000
 #: benchmarks whose quick run needs more trials to time anything but overhead
-QUICK_TRIALS_OF = {"dice": 2_000_000}
+QUICK_TRIALS_OF = {"dice": 2_000_000, "uboat-loadout": 20_000}
 #: Default targets (issue "performance"): a stateful kernel vs its pure-Python reference.
 STATEFUL_TARGET = 300
 THREAD_EFFICIENCY_TARGET = 0.85

@@ -33,6 +33,32 @@ def bench_campaign(trials: int = 500_000, ref_trials: int = 1_000, console=None)
                                console=console)
 
 
+LOADOUT_SCENARIO = SCENARIO_ROOT / "uboat_leader" / "loadout_example_fleets.yaml"
+
+
+def bench_loadout(trials: int = 100_000, ref_trials: int = 100, console=None) -> dict:
+    """Loadout trials/s (every fleet of scenarios/uboat_leader/loadout_example_fleets.yaml played
+    on shared streams in each trial) against the campaign reference playing each fleet once."""
+    def simulate(ref, params, rules, n):
+        data = ref.load_campaign_data(str(LOADOUT_SCENARIO.parent))
+        base = {k: v for k, v in params.items() if k not in ("fleets", "enumerate", "levels", "max_fleets")}
+        for plan in params["fleets"]:
+            policy = dict(base.get("policy") or {})
+            if plan.get("so") is not None:
+                policy["so"] = plan["so"]
+            ref.simulate(dict(base, fleet=plan["fleet"], policy=policy), rules, data, n, 1)
+    return kernel_vs_reference(LOADOUT_SCENARIO, point=0, game="uboat_leader", question="loadout", trials=trials,
+                               ref_trials=ref_trials, target=TARGET_RATIO, reference="uboat_leader_campaign",
+                               simulate=simulate, params_dump={"exclude_none": True},
+                               describe="loadout: the example fleet and four alternatives on common random numbers",
+                               console=console)
+
+
+@register_benchmark("uboat-loadout")
+def _bench_loadout_cli(console=None, trials: int | None = None) -> dict:
+    return bench_loadout(trials or 100_000, console=console)
+
+
 @register_benchmark("uboat-engagement")
 def _bench_cli(console=None, trials: int | None = None) -> dict:
     return bench_engagement(trials or 2_000_000, console=console)
