@@ -445,3 +445,9 @@ def test_a_large_heatmap_is_drawn_without_a_label_per_cell():
     fig = plots._heatmap(meta, pd.DataFrame(rows), "m", "x", "y")
     assert time.perf_counter() - t0 < 10
     assert len(fig.axes[0].texts) <= 1 and len(fig.axes[0].get_xticks()) <= 21   # the footer only
+
+
+def test_out_of_range_seed_and_utf16_file_are_one_line_errors(tmp_path):
+    _one_line_error(_cli("run", QUICK, "--seed", str(10**20), "--out", tmp_path), "--seed")
+    utf16 = _scenario_with(tmp_path, "game: dice\nquestion: count\n".encode("utf-16"), "utf16.yaml")
+    _one_line_error(_cli("validate", utf16), "not UTF-8")
