@@ -108,3 +108,20 @@ def assert_distributions_agree(kernel_counts, sample, what=""):
     assert worst < SIGMAS, f"{what}: bin {int(z.argmax()) + lo} reference {f[z.argmax()]:.4f} vs kernel " \
                            f"{p[z.argmax()]:.4f}: {worst:.2f} combined SE"
     return worst
+
+
+def assert_thread_count_independent(prep) -> None:
+    """Three chunks (the last one short) on 1 and on 2 numba threads: bit-identical arrays."""
+    import numba
+
+    before = numba.get_num_threads()
+    out = []
+    try:
+        for threads in (1, 2):
+            numba.set_num_threads(threads)
+            out.append(prep.run_kernel(7, 42, 0, 3, 4096, 3 * 4096 - 100))
+    finally:
+        numba.set_num_threads(before)
+    for a, b in zip(out[0], out[1]):
+        assert np.array_equal(a, b)
+

@@ -25,7 +25,8 @@ from analyzer.runner import prepare_point
 from kernels.uboat_leader import campaign_state as CS
 from tests.reference import uboat_leader_campaign as C
 from tests.stat_checks import SIGMAS
-from tests.uboat_leader.helpers import SCEN, assert_distributions_agree, assert_means_agree, prepare, run, run_acc
+from tests.uboat_leader.helpers import (SCEN, assert_distributions_agree, assert_means_agree,
+                                        assert_thread_count_independent, prepare, run, run_acc)
 
 KERNEL_TRIALS = 40_000
 REF_TRIALS = 3_000
@@ -210,16 +211,7 @@ def test_cases_exercise_what_they_name():
 def test_same_seed_identical_with_1_and_2_threads(case):
     params, rules, _ = CASES[case]
     _, _, prep = prepare("campaign", params, {**ABSTRACT, **rules})
-    before = numba.get_num_threads()
-    out = []
-    try:
-        for threads in (1, 2):
-            numba.set_num_threads(threads)
-            out.append(prep.run_kernel(7, 42, 0, 3, 4096, 3 * 4096 - 100))
-    finally:
-        numba.set_num_threads(before)
-    for a, b in zip(out[0], out[1]):
-        assert np.array_equal(a, b)
+    assert_thread_count_independent(prep)
 
 
 def test_deck_counters_stay_clean():

@@ -19,7 +19,7 @@ from analyzer.games.uboat_leader.data import GameData
 from analyzer.games.uboat_leader.loadout import affordable_fleets, fleet_name
 from analyzer.stats import Z95
 from tests.stat_checks import assert_two_samples_match
-from tests.uboat_leader.helpers import context, prepare, run_acc
+from tests.uboat_leader.helpers import assert_thread_count_independent, context, prepare, run_acc
 
 #: the source's example fleet (l.202): 29 of 32 SO, short "Comienza la Batalla"
 FLEET = [{"id": "U-43", "level": "trained"}, {"id": "U-47", "level": "trained"},
@@ -162,16 +162,7 @@ def test_fleet_errors_name_the_fleet():
 def test_same_seed_identical_with_1_and_2_threads():
     _, _, prep = prepare("loadout", {"fleets": [{"name": "example", "fleet": FLEET},
                                                 {"name": "air", "fleet": FLEET, "so": "air_search"}]})
-    before = numba.get_num_threads()
-    out = []
-    try:
-        for threads in (1, 2):
-            numba.set_num_threads(threads)
-            out.append(prep.run_kernel(7, 42, 0, 3, 4096, 3 * 4096 - 100))
-    finally:
-        numba.set_num_threads(before)
-    for a, b in zip(out[0], out[1]):
-        assert np.array_equal(a, b)
+    assert_thread_count_independent(prep)
 
 
 def test_ranking_figure_orders_fleets_and_carries_the_placeholder_footer(tmp_path):
