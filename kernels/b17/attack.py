@@ -25,16 +25,21 @@ about 15x slower, as every call re-counts its array references.
     damage per hit and dense danger rank (0 = most dangerous) of each fighter type.
 ``cfg`` int64 array
     rule options and thresholds, indices ``C_*``.
+``shot_law[G, 24, T]``, ``law_hits[L, 1000]``
+    ``sampling: table`` (``cfg[C_SAMPLING]``): a shot of gun g from cell c at a fighter of
+    type t has the outcome table ``law_hits[shot_law[g, c, t]]``, its fighter hits for each of
+    the 1000 ordered 3d10 outcomes (:func:`drawn_hits`); 1x1x1 / 1x1 stubs under
+    ``sampling: dice``.
 
 Fighters of the attack: ``f_type``, ``f_cell`` (0..23), ``f_hits`` (hits at the start of the
 attack), in fighter index order. Shots: ``shots[k] = (gun, fighter, delayed, hits, scratch)``.
 """
 from __future__ import annotations
 
-from kernels._jit import jit
+from kernels._jit import hot_jit, jit
 from kernels.b17.shot import D10, SHOT_DICE, fighter_hits, shot_damage
 from kernels.dice import roll_under_identified
-from kernels.rng import uniform01
+from kernels.rng import roll_die, uniform01
 
 CELL_KIND = 0
 CELL_MOD = 1
@@ -64,7 +69,11 @@ C_DANADO_AT = 9
 C_DESTROYED_AT = 10
 C_SCALE = 11            # kill shares are recorded in units of 1/scale
 C_N_RANK = 12
-N_CFG = 13
+C_SAMPLING = 13         # SAMPLING_* below (rule option ``sampling``; not a rule reading)
+N_CFG = 14
+
+SAMPLING_DICE = 0       # each shot rolls its three d10
+SAMPLING_TABLE = 1      # each shot is one draw from the exact law of its hits (law_hits)
 
 POLICY_FOCUS = 0        # focus_most_dangerous
 POLICY_SPREAD = 1       # spread
@@ -163,13 +172,28 @@ def plan_attack(shooter_start, shooter_guns, cells, counts, type_table, cfg, n_f
     return n_shots
 
 
+@hot_jit
+def drawn_hits(state, law_hits, law):
+    """§3.3-§5 in one draw (``sampling: table``): the fighter hits of one shot. One uniform
+    index in 0..999 picks one of the 1000 equally likely ordered 3d10 outcomes, and
+    ``law_hits[law]`` holds the hits of each (``analyzer.games.b17.shotlaw.outcomes``: hit test,
+    damage II from the same dice, ceil(damage / k)), so the law is exactly that of
+    :func:`shot_damage` and :func:`fighter_hits` on rolled dice. A lookup, not a search: the
+    measured step is about half the cost of rolling the three dice (docs/models/b17.md §0.5)."""
+    return law_hits[law, roll_die(state, SHOT_OUTCOMES) - 1]
+
+
 @jit
-def roll_planned(state, dice, cells, gun_table, type_table, cfg, f_type, f_cell, n_shots, shots):
+def roll_planned(state, dice, cells, gun_table, type_table, cfg, f_type, f_cell, n_shots, shots, shot_law, law_hits):
     """Roll the declared shots: fills ``shots[:, SHOT_HITS]`` (§3.3-§3.4, §4, §5)."""
     face_offset, quality_first = cfg[C_FACE_OFFSET], cfg[C_QUALITY_FIRST]
+    table = cfg[C_SAMPLING] == SAMPLING_TABLE
     for k in range(n_shots):
         g = shots[k, SHOT_GUN]
         f = shots[k, SHOT_FIGHTER]
+        if table:
+            shots[k, SHOT_HITS] = drawn_hits(state, law_hits, shot_law[g, f_cell[f], f_type[f]])
+            continue
         total = roll_under_identified(state, SHOT_DICE, D10, face_offset, dice)
         damage = shot_damage(total, dice[0], dice[1], dice[2], quality_first, cells[g, f_cell[f], CELL_MOD],
                              gun_table[g, GUN_SKILL], gun_table[g, GUN_BONUS])
@@ -178,7 +202,7 @@ def roll_planned(state, dice, cells, gun_table, type_table, cfg, f_type, f_cell,
 
 @jit
 def defensive_fire(state, dice, shooter_start, shooter_guns, cells, counts, gun_table, type_table, cfg,
-                   n_f, f_type, f_cell, f_hits, gun_ok, intercom_ok, assigned, running, shots):
+                   n_f, f_type, f_cell, f_hits, gun_ok, intercom_ok, assigned, running, shots, shot_law, law_hits):
     """§3.1 step 1: targets and rolls. Returns the number of shots.
 
     ``keep_firing``: declare all targets, then roll (:func:`plan_attack`, :func:`roll_planned`).
@@ -188,13 +212,15 @@ def defensive_fire(state, dice, shooter_start, shooter_guns, cells, counts, gun_
     if not cfg[C_RETARGET]:
         n_shots = plan_attack(shooter_start, shooter_guns, cells, counts, type_table, cfg, n_f, f_type, f_cell,
                               f_hits, gun_ok, intercom_ok, assigned, running, shots)
-        roll_planned(state, dice, cells, gun_table, type_table, cfg, f_type, f_cell, n_shots, shots)
+        roll_planned(state, dice, cells, gun_table, type_table, cfg, f_type, f_cell, n_shots, shots, shot_law,
+                     law_hits)
         return n_shots
     for f in range(n_f):
         assigned[f] = 0
         running[f] = 0
     n_shots = 0
     face_offset, quality_first = cfg[C_FACE_OFFSET], cfg[C_QUALITY_FIRST]
+    table = cfg[C_SAMPLING] == SAMPLING_TABLE
     for s in range(shooter_start.shape[0] - 1):
         g, f = choose_target(s, shooter_start, shooter_guns, cells, counts, type_table, cfg, n_f, f_type, f_cell,
                              f_hits, assigned, running, gun_ok, intercom_ok)
@@ -202,10 +228,13 @@ def defensive_fire(state, dice, shooter_start, shooter_guns, cells, counts, gun_
             continue
         cell = f_cell[f]
         delayed = cells[g, cell, CELL_KIND] == 2
-        total = roll_under_identified(state, SHOT_DICE, D10, face_offset, dice)
-        damage = shot_damage(total, dice[0], dice[1], dice[2], quality_first, cells[g, cell, CELL_MOD],
-                             gun_table[g, GUN_SKILL], gun_table[g, GUN_BONUS])
-        h = fighter_hits(damage, type_table[f_type[f], TYPE_K])
+        if table:
+            h = drawn_hits(state, law_hits, shot_law[g, cell, f_type[f]])
+        else:
+            total = roll_under_identified(state, SHOT_DICE, D10, face_offset, dice)
+            damage = shot_damage(total, dice[0], dice[1], dice[2], quality_first, cells[g, cell, CELL_MOD],
+                                 gun_table[g, GUN_SKILL], gun_table[g, GUN_BONUS])
+            h = fighter_hits(damage, type_table[f_type[f], TYPE_K])
         shots[n_shots, SHOT_GUN] = g
         shots[n_shots, SHOT_FIGHTER] = f
         shots[n_shots, SHOT_DELAYED] = 1 if delayed else 0

@@ -21,7 +21,7 @@ PLAN_COLUMNS = 3        # gun, fighter, delayed
 def attack_wave_workspace(args):
     """Per-chunk scratch of one wave, and the chunk's memo of declared targets."""
     (shooter_start, shooter_guns, cells, counts, gun_table, type_table, cfg, f_type, f_cell_fixed, f_prior,
-     position_cell, position_cumulative, gun_ok, intercom_ok, n_crew, n_plans) = args
+     position_cell, position_cumulative, gun_ok, intercom_ok, n_crew, n_plans, shot_law, law_hits) = args
     n_f = f_type.shape[0]
     n_shooters = shooter_start.shape[0] - 1
     return (np.empty(SHOT_DICE, np.int64), np.empty(n_f, np.int64), np.zeros(n_f, np.int64),
@@ -37,7 +37,8 @@ def attack_wave_trial(state, values, counters, ws, args):
 
     The bomber arrays are described in :mod:`kernels.b17.attack`. ``f_cell_fixed[f] = -1``
     marks a fighter whose position is drawn per trial from ``position_cell`` /
-    ``position_cumulative`` (independently, in index order).
+    ``position_cumulative`` (independently, in index order). ``shot_law`` / ``law_hits``: the
+    exact shot laws of ``sampling: table`` (:func:`kernels.b17.attack.drawn_hits`).
 
     ``n_plans > 0`` (only when no target choice depends on a roll, ``keep_firing``): the
     declared targets of each combination of drawn positions (``24**drawn`` of them) are
@@ -45,7 +46,7 @@ def attack_wave_trial(state, values, counters, ws, args):
     numbers, so the results are identical with ``n_plans = 0``.
     """
     (shooter_start, shooter_guns, cells, counts, gun_table, type_table, cfg, f_type, f_cell_fixed, f_prior,
-     position_cell, position_cumulative, gun_ok, intercom_ok, n_crew, n_plans) = args
+     position_cell, position_cumulative, gun_ok, intercom_ok, n_crew, n_plans, shot_law, law_hits) = args
     (dice, f_cell, assigned, running, f_final, f_class, f_delayed, shots, kills_crew, hits_crew, crew_mark,
      plan_length, plans) = ws
     n_f = f_type.shape[0]
@@ -68,11 +69,12 @@ def attack_wave_trial(state, values, counters, ws, args):
         for k in range(n_shots):
             for col in range(PLAN_COLUMNS):
                 shots[k, col] = plans[plan, k, col]
-        roll_planned(state, dice, cells, gun_table, type_table, cfg, f_type, f_cell, n_shots, shots)
+        roll_planned(state, dice, cells, gun_table, type_table, cfg, f_type, f_cell, n_shots, shots, shot_law,
+                     law_hits)
     else:
         n_shots = defensive_fire(state, dice, shooter_start, shooter_guns, cells, counts, gun_table,
                                  type_table, cfg, n_f, f_type, f_cell, f_prior, gun_ok, intercom_ok,
-                                 assigned, running, shots)
+                                 assigned, running, shots, shot_law, law_hits)
     for k in range(n_crew):
         kills_crew[k] = 0
         hits_crew[k] = 0

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernels._jit import jit, parallel_jit, unmanaged_jit
-from kernels.b17.attack import (C_DANADO_AT, C_DESTROYED_AT, C_FACE_OFFSET, MAX_FIGHTERS, NOT_FIRING,
-                                SHOT_COLUMNS, SHOT_HITS, defensive_fire, draw_position, finish_attack)
+from kernels._jit import hot_jit, jit, parallel_jit, unmanaged_jit
+from kernels.b17.attack import (C_DANADO_AT, C_DESTROYED_AT, C_FACE_OFFSET, C_SAMPLING, MAX_FIGHTERS, NOT_FIRING,
+                                SAMPLING_TABLE, SHOT_COLUMNS, SHOT_HITS, SHOT_OUTCOMES, defensive_fire,
+                                draw_position, finish_attack)
 from kernels.b17.shot import D10, SHOT_DICE
 from kernels.dice import roll_under_identified
 from kernels.driver import run_trials
@@ -28,6 +29,21 @@ FIRE_PLACEHOLDER_3D10 = 1   # fighter_fire.model: placeholder_3d10
 EFFECT_NONE = 0
 EFFECT_GUN_OUT = 1
 EFFECT_INTERCOM_OUT = 2
+#: ``sampling: table``: outcomes of one fighter's fire, ``fire_outcome[class, u]`` over the
+#: FIRE_OUTCOMES ordered (3d10 hit roll, d10 effect roll) outcomes: a miss, or a hit with
+#: effect ``outcome - FIRE_HIT`` (``EFFECT_*``)
+FIRE_MISS = 0
+FIRE_HIT = 1
+FIRE_OUTCOMES = SHOT_OUTCOMES * 10
+
+
+@hot_jit
+def drawn_fire_outcome(state, fire_outcome, fire_class):
+    """The PLACEHOLDER fighter fire (3d10 + penalty <= skill, then a d10 effect) in one draw:
+    a uniform index over the 10,000 equally likely ordered (3d10, d10) outcomes, looked up in
+    ``fire_outcome[fire_class]`` (built from the same rule by
+    ``analyzer.games.b17.mission.fire_outcome_table``)."""
+    return fire_outcome[fire_class, roll_die(state, FIRE_OUTCOMES) - 1]
 
 
 @jit
@@ -52,12 +68,14 @@ def mission_trial(state, values, counters, ws, args):
 
     The bomber arrays are described in :mod:`kernels.b17.attack`. Arrivals of wave w are
     ``wave_start[w]:wave_start[w+1]``; ``arrival_cell = -1`` draws a position.
-    ``fire_penalty[class]`` is the fighter's own penalty (+0/+2/+4, §6).
+    ``fire_penalty[class]`` is the fighter's own penalty (+0/+2/+4, §6). ``shot_law`` /
+    ``law_hits`` and ``fire_outcome`` are the exact tables of ``sampling: table``
+    (:func:`kernels.b17.attack.drawn_hits`, :func:`drawn_fire_outcome`).
     """
     (shooter_start, shooter_guns, cells, counts, gun_table, type_table, cfg,
      wave_start, arrival_type, arrival_cell, arrival_prior, position_cell, position_cumulative,
      gun_ok_start, intercom_start, n_crew, return_probability, return_redraw, fire_model, fire_skill,
-     fire_penalty, effect_kind, effect_lo, effect_hi, danado_counts_as_vp) = args
+     fire_penalty, effect_kind, effect_lo, effect_hi, danado_counts_as_vp, shot_law, law_hits, fire_outcome) = args
     (dice, f_type, f_cell, f_hits, r_type, r_cell, r_hits, assigned, running, f_final, f_class, f_delayed,
      shots, kills_crew, hits_crew, crew_mark, gun_ok) = ws
     n_metrics = values.shape[0]
@@ -73,6 +91,7 @@ def mission_trial(state, values, counters, ws, args):
     for g in range(n_guns):
         gun_ok[g] = gun_ok_start[g]
     intercom_ok = intercom_start
+    table = cfg[C_SAMPLING] == SAMPLING_TABLE
     n_return = 0
     for w in range(n_waves):
         # 1. present = returning fighters (index order) + this wave's arrivals
@@ -97,7 +116,7 @@ def mission_trial(state, values, counters, ws, args):
         # 2. defensive fire with the current intercom / guns
         n_shots = defensive_fire(state, dice, shooter_start, shooter_guns, cells, counts, gun_table,
                                  type_table, cfg, n_f, f_type, f_cell, f_hits, gun_ok, intercom_ok,
-                                 assigned, running, shots)
+                                 assigned, running, shots, shot_law, law_hits)
         finish_attack(gun_table, cfg, n_f, f_hits, n_shots, shots, f_final, f_class, f_delayed, kills_crew,
                       hits_crew, crew_mark)
         # 3. fighter fire (PLACEHOLDER model): effects act from the next wave on
@@ -108,16 +127,23 @@ def mission_trial(state, values, counters, ws, args):
             values[6] += 1
             if fire_model != FIRE_PLACEHOLDER_3D10:
                 continue
-            total = roll_under_identified(state, SHOT_DICE, D10, cfg[C_FACE_OFFSET], dice)
-            if total + fire_penalty[f_class[f]] > fire_skill:
-                continue
-            values[9] += 1
-            e = roll_die(state, D10)
-            effect = EFFECT_NONE
-            for k in range(effect_kind.shape[0]):
-                if effect_lo[k] <= e <= effect_hi[k]:
-                    effect = effect_kind[k]
-                    break
+            if table:
+                outcome = drawn_fire_outcome(state, fire_outcome, f_class[f])
+                if outcome == FIRE_MISS:
+                    continue
+                values[9] += 1
+                effect = outcome - FIRE_HIT
+            else:
+                total = roll_under_identified(state, SHOT_DICE, D10, cfg[C_FACE_OFFSET], dice)
+                if total + fire_penalty[f_class[f]] > fire_skill:
+                    continue
+                values[9] += 1
+                e = roll_die(state, D10)
+                effect = EFFECT_NONE
+                for k in range(effect_kind.shape[0]):
+                    if effect_lo[k] <= e <= effect_hi[k]:
+                        effect = effect_kind[k]
+                        break
             if effect == EFFECT_GUN_OUT:
                 n_working = 0
                 for g in range(n_guns):

@@ -13,15 +13,19 @@ of the turn (§12). Game data arrive compiled (analyzer/games/breaking_news/fire
 - ``fire[turn, side, fig, ACTIVE|REACTIVE, target_is_sniper, DICE|FACE]``: the compiled shot per figure
   (the range schedule and movement make it depend on the turn);
 - ``team[side, TEAM_*]``: initiative bonus, morale dice, ambush bonus, motivation;
-- ``consts[C_*]``: turn limit, DP constants, shock and morale automatic faces, rule readings.
+- ``consts[C_*]``: turn limit, DP constants, shock and morale automatic faces, rule readings;
+- ``hits_cum``, ``powers``: the exact tables of ``sampling: table`` (``consts[C_SAMPLING]``): each
+  shot, each figure's saves and each morale test is one draw per up to 12 dice
+  (:func:`kernels.breaking_news.fire.drawn_hits`, ``drawn_survives``,
+  :func:`kernels.breaking_news.morale.drawn_morale_passes`); 1x1x1 / 1x1 stubs under ``dice``.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from kernels._jit import hot_jit, jit, parallel_jit, unmanaged_jit
-from kernels.breaking_news.fire import roll_hits
-from kernels.breaking_news.morale import morale_passes
+from kernels.breaking_news.fire import drawn_hits, drawn_survives, roll_hits
+from kernels.breaking_news.morale import drawn_morale_passes, morale_passes
 from kernels.driver import run_trials
 from kernels.rng import roll_die
 
@@ -36,8 +40,10 @@ TEAM_INIT, TEAM_MORALE, TEAM_AMBUSH, TEAM_MOTIVATION = 0, 1, 2, 3
 N_TEAM_COLS = 4
 # consts
 (C_TURNS, C_DP_FIRED_FIRST, C_DP_WITHDRAWAL, C_LEADER_EXTRA, C_SHOCK_FAILS_ON, C_MORALE_CUMULATIVE,
- C_SHOCK_CLEARS, C_TIE_REROLL, C_MAX_INIT_ROLLS, C_LEADER_IN_REACH) = range(10)
-N_CONSTS = 10
+ C_SHOCK_CLEARS, C_TIE_REROLL, C_MAX_INIT_ROLLS, C_LEADER_IN_REACH, C_SAMPLING) = range(11)
+N_CONSTS = 11
+#: consts[C_SAMPLING] (rule option ``sampling``, not a rule reading): dice one by one, or tables
+SAMPLING_DICE, SAMPLING_TABLE = 0, 1
 # metrics
 (M_WIN_A, M_WIN_B, M_DRAW, M_TURNS, M_CAS_A, M_CAS_B, M_DP_A, M_DP_B, M_TURN_LIMIT) = range(9)
 N_METRICS = 9
@@ -139,9 +145,10 @@ def pick_target(state, ws, sides, side):
 
 
 @unmanaged_jit
-def volley(state, ws, sides, figs, n_fig, fire, turn, side, role):
+def volley(state, ws, sides, figs, n_fig, fire, turn, side, role, table, hits_cum, powers):
     """Every figure of ``side`` allowed to fire in ``role`` shoots at a random enemy; hits pile up in
-    ws[2] (resolved after both volleys: simultaneous fire). Returns the dice rolled."""
+    ws[2] (resolved after both volleys: simultaneous fire). Returns the dice rolled. ``table``:
+    each shot's hits are one draw from ``hits_cum`` (``sampling: table``)."""
     enemy = 1 - side
     rolled = 0
     for f in range(n_fig[side]):
@@ -158,14 +165,18 @@ def volley(state, ws, sides, figs, n_fig, fire, turn, side, role):
         dice = fire[turn, side, f, role, k, DICE]
         if dice > 0:
             rolled += dice
-            ws[2, enemy, t] += roll_hits(state, dice, fire[turn, side, f, role, k, FACE])
+            if table:
+                ws[2, enemy, t] += drawn_hits(state, dice, fire[turn, side, f, role, k, FACE], hits_cum, powers)
+            else:
+                ws[2, enemy, t] += roll_hits(state, dice, fire[turn, side, f, role, k, FACE])
     return rolled
 
 
 @unmanaged_jit
-def resolve_hits(state, ws, figs, n_fig, dp, side):
+def resolve_hits(state, ws, figs, n_fig, dp, side, table, powers):
     """§9 one save per hit (first failure removes the figure); §10 survivors of hits are shocked.
-    Returns (casualties, leader lost) and adds the §14 DP of each loss to dp[side]."""
+    Returns (casualties, leader lost) and adds the §14 DP of each loss to dp[side]. ``table``: a
+    figure's saves are one draw per up to 12 hits (``sampling: table``)."""
     dead = 0
     leader = 0
     for f in range(n_fig[side]):
@@ -175,10 +186,13 @@ def resolve_hits(state, ws, figs, n_fig, dp, side):
         if h == 0 or not ws[0, side, f]:
             continue
         survived = True
-        for _ in range(h):
-            if roll_die(state, 6) < figs[side, f, FIG_SAVE]:
-                survived = False
-                break
+        if table:
+            survived = drawn_survives(state, h, figs[side, f, FIG_SAVE], powers)
+        else:
+            for _ in range(h):
+                if roll_die(state, 6) < figs[side, f, FIG_SAVE]:
+                    survived = False
+                    break
         if survived:
             ws[1, side, f] = 1
         else:
@@ -194,8 +208,9 @@ def resolve_hits(state, ws, figs, n_fig, dp, side):
 
 @unmanaged_jit
 def firefight_trial(state, values, counters, workspace, args):
-    n_fig, figs, fire, team, consts = args
+    n_fig, figs, fire, team, consts, hits_cum, powers = args
     ws, sides = workspace
+    table = consts[C_SAMPLING] == SAMPLING_TABLE
     for s in range(2):
         for f in range(MAX_FIGURES):
             ws[0, s, f] = 1 if f < n_fig[s] else 0
@@ -228,15 +243,16 @@ def firefight_trial(state, values, counters, workspace, args):
             acted += ws[4, active, f]
         list_standing(ws, sides, n_fig, 0)
         list_standing(ws, sides, n_fig, 1)
-        rolled_active = volley(state, ws, sides, figs, n_fig, fire, turn, active, ACTIVE)
+        rolled_active = volley(state, ws, sides, figs, n_fig, fire, turn, active, ACTIVE, table, hits_cum, powers)
         rolled_reactive = 0
         if acted > 0:
-            rolled_reactive = volley(state, ws, sides, figs, n_fig, fire, turn, 1 - active, REACTIVE)
+            rolled_reactive = volley(state, ws, sides, figs, n_fig, fire, turn, 1 - active, REACTIVE, table,
+                                     hits_cum, powers)
         if not fired_first and rolled_active + rolled_reactive > 0:
             fired_first = True
             dp[active if rolled_active > 0 else 1 - active] += consts[C_DP_FIRED_FIRST]
         for s in range(2):
-            dead[s], lead_dead[s] = resolve_hits(state, ws, figs, n_fig, dp, s)
+            dead[s], lead_dead[s] = resolve_hits(state, ws, figs, n_fig, dp, s, table, powers)
             lost[s] += dead[s]
             leader_lost[s] = max(leader_lost[s], lead_dead[s])
         # §12 morale at the end of the turn, by every team with casualties this turn
@@ -249,7 +265,11 @@ def firefight_trial(state, values, counters, workspace, args):
             else:
                 counted = dead[s] + consts[C_LEADER_EXTRA] * lead_dead[s]
             half = 2 * lost[s] >= n_fig[s]
-            if not morale_passes(state, team[s, TEAM_MORALE], counted, half):
+            if table:
+                passed = drawn_morale_passes(state, team[s, TEAM_MORALE], counted, half, powers)
+            else:
+                passed = morale_passes(state, team[s, TEAM_MORALE], counted, half)
+            if not passed:
                 if motivation[s]:
                     motivation[s] = 0     # Extra "Motivación": "El primer test de moral fallido es ignorado"
                 else:

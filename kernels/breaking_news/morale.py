@@ -6,7 +6,8 @@ durante la batalla". No casualties: no test (a pass).
 """
 from __future__ import annotations
 
-from kernels._jit import jit, parallel_jit, unmanaged_jit
+from kernels._jit import hot_jit, jit, parallel_jit, unmanaged_jit
+from kernels.breaking_news.fire import every_die_among
 from kernels.driver import no_workspace, run_trials
 from kernels.rng import roll_die
 
@@ -25,6 +26,20 @@ def morale_passes(state, n_dice, casualties, half_losses):
         if d >= casualties or (d == 6 and not half_losses):
             passed = True
     return passed
+
+
+@hot_jit
+def drawn_morale_passes(state, n_dice, casualties, half_losses, powers):
+    """:func:`morale_passes` with one draw per block of up to ``TABLE_DICE`` dice (``sampling:
+    table``): the test fails iff every die fails, i.e. shows one of the ``b`` faces below
+    ``casualties`` (a 6, which always passes, fails only after 50% losses), so a block fails iff a uniform index
+    over its ``6**n`` ordered outcomes is below ``powers[b, n] = b**n``."""
+    if casualties <= 0:
+        return True
+    b = min(casualties - 1, 6)
+    if b == 6 and not half_losses:
+        b = 5
+    return not every_die_among(state, n_dice, b, powers)
 
 
 @jit

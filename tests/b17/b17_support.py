@@ -132,3 +132,68 @@ def assert_same_law(a: McMetric, b: McMetric, what: str = "") -> None:
             assert pa == pytest.approx(pb, abs=1e-12), (what, label)
         else:
             assert abs(pa - pb) <= K_SE * se, (what, label, pa, pb, se)
+
+
+#: rejection level of the chi-square tests: the two-sided tail of a 5-SE normal deviation (5.7e-7)
+CHI2_ALPHA = math.erfc(K_SE / math.sqrt(2))
+
+
+def chi2_sf(x: float, dof: int) -> float:
+    """P(X > x) for X chi-square with ``dof`` degrees of freedom: the regularised upper
+    incomplete gamma Q(dof / 2, x / 2), by its series below a + 1 and its continued fraction
+    (modified Lentz) above (Numerical Recipes ``gammq``; scipy is not a dependency)."""
+    a, z = dof / 2.0, x / 2.0
+    if z <= 0:
+        return 1.0
+    log_front = a * math.log(z) - z - math.lgamma(a)
+    if z < a + 1:
+        term = total = 1.0 / a
+        n = 0
+        while abs(term) > abs(total) * 1e-16:
+            n += 1
+            term *= z / (a + n)
+            total += term
+        return max(0.0, 1.0 - total * math.exp(log_front))
+    tiny = 1e-300
+    b = z + 1.0 - a
+    c = 1.0 / tiny
+    d = 1.0 / b
+    h = d
+    for i in range(1, 100_000):
+        an = -i * (i - a)
+        b += 2.0
+        d = an * d + b
+        d = d if abs(d) > tiny else tiny
+        c = b + an / c
+        c = c if abs(c) > tiny else tiny
+        d = 1.0 / d
+        h *= d * c
+        if abs(d * c - 1.0) < 1e-16:
+            break
+    return math.exp(log_front) * h
+
+
+def assert_chi_square_same_law(a: McMetric, b: McMetric, what: str = "") -> float:
+    """Pearson's chi-square test of homogeneity of two samples' histograms (a 2 x bins table;
+    bins expecting fewer than 25 in the smaller sample lumped into one tail), rejected below
+    :data:`CHI2_ALPHA`. Returns the p-value (1 when there is a single bin: nothing to test)."""
+    table = [(pa * a.n, pb * b.n) for pa, pb, _ in _lumped(a.dist, b.dist, min(a.n, b.n)) if pa + pb > 0]
+    if len(table) < 2:
+        return 1.0
+    n = a.n + b.n
+    chi2 = 0.0
+    for ca, cb in table:
+        col = ca + cb
+        for count, row_n in ((ca, a.n), (cb, b.n)):
+            expected = row_n * col / n
+            chi2 += (count - expected) ** 2 / expected
+    p = chi2_sf(chi2, len(table) - 1)
+    assert p > CHI2_ALPHA, (what, chi2, len(table) - 1, p)
+    return p
+
+
+#: fighter waves several b17 test files use
+HEADON = {"fighters": [{"type": "Me109", "clock": "12:00", "altitude": "high", "count": 4}]}
+MIXED3 = [{"type": "FW190", "clock": "12:00", "altitude": "high", "count": 2},
+          {"type": "Me109", "clock": "1:30", "altitude": "level", "prior_hits": 1},
+          {"type": "Me110", "clock": "6:00", "altitude": "low", "prior_hits": 2}]

@@ -18,14 +18,11 @@ from kernels.b17.attack_wave import attack_wave_kernel
 from tests.b17.b17_support import (FULL_KERNEL_TRIALS, assert_dist_exact, assert_mean_exact, assert_same_law,
                                    exact_as_dict, only_guns, reference_run,
                                    prepare, reference_metric, run_kernel)
+from tests.b17.b17_support import HEADON, MIXED3
 from tests.reference import b17 as ref
 
 SEED = 20261201
 SCEN = SCENARIO_ROOT / "b17"
-HEADON = {"fighters": [{"type": "Me109", "clock": "12:00", "altitude": "high", "count": 4}]}
-MIXED3 = [{"type": "FW190", "clock": "12:00", "altitude": "high", "count": 2},
-          {"type": "Me109", "clock": "1:30", "altitude": "level", "prior_hits": 1},
-          {"type": "Me110", "clock": "6:00", "altitude": "low", "prior_hits": 2}]
 
 
 @pytest.fixture(scope="module")
@@ -182,21 +179,23 @@ def test_navigator_never_fires_at_the_other_side(policy):
 
 
 # ----------------------------------------------------------------------------- reproducibility
-def test_memoised_target_plans_change_nothing():
+@pytest.mark.parametrize("sampling", ["dice", "table"])
+def test_memoised_target_plans_change_nothing(sampling):
     """Declared targets reused per drawn-position combination give the very same trials."""
     question = get("b17", "attack_wave")
     params = question.Params.model_validate(
         wave([{"type": "FW190", "count": 2}, {"type": "Me109", "clock": "6:00", "altitude": "high"},
               {"type": "Me110", "prior_hits": 1}], policy="spread"))
-    ctx = Context(rules=scenario_mod.validate_rules("test", question, {}), scenario_dir=SCEN, game_dir=SCEN)
+    ctx = Context(rules=scenario_mod.validate_rules("test", question, {"sampling": sampling}), scenario_dir=SCEN,
+                  game_dir=SCEN)
     data = b17data.load(ctx)
     bomber = cc.compile_bomber(ctx, data, params, ctx.rules, ["FW190", "Me109", "Me110"])
     f_type, f_cell, f_prior = cc.fighter_arrays(ctx, data, bomber, params.fighters, "params.fighters")
     cells, cumulative = cc.position_arrays(params, [], True)
     args = (*bomber.arrays, bomber.cfg, f_type, f_cell, f_prior, cells, cumulative, bomber.gun_ok,
             bomber.intercom_ok, len(data.crews))
-    plain = attack_wave_kernel(SEED, 3, 0, 3, 4096, 12_000, 900, (*args, 0))
-    memo = attack_wave_kernel(SEED, 3, 0, 3, 4096, 12_000, 900, (*args, 24 ** 3))
+    plain = attack_wave_kernel(SEED, 3, 0, 3, 4096, 12_000, 900, (*args, 0, *bomber.tables))
+    memo = attack_wave_kernel(SEED, 3, 0, 3, 4096, 12_000, 900, (*args, 24 ** 3, *bomber.tables))
     assert np.array_equal(plain[0], memo[0]) and np.array_equal(plain[1], memo[1])
 
 

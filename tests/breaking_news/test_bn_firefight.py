@@ -78,7 +78,7 @@ def test_kernel_matches_reference(case):
 
 def test_patrol_lists_field_the_source_figures():
     _, _, prep = prepare("firefight", {"side_a": {"list": "patrol_marines"}, "side_b": {"list": "patrol_taliban"}})
-    n_fig, figs, fire, team, consts = prep.args
+    n_fig, figs, fire, team, consts = prep.args[:5]
     assert list(n_fig) == [9, 11]
     assert team[1, 2] == 1            # Taliban "Emboscada": +1 to the first initiative
     assert figs[0, 0, 2] == 3 and figs[0, 0, 1] == 1   # Marines' leader L3

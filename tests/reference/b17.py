@@ -44,6 +44,9 @@ RULE_OPTIONS = {
     "delayed_kill_share": ("same_attack", ("same_attack", "separate_steps")),   # A5
     "destroyed_target": ("keep_firing", ("keep_firing", "retarget")),           # A9
     "danado_vp": ("none", ("none", "counts_as_kill")),                          # A8
+    # how the production kernels draw a shot (one draw from its exact outcome table, or three
+    # d10): not a rule, so the reference accepts it and always rolls the dice
+    "sampling": ("dice", ("dice", "table")),
 }
 QUESTION_RULES = {
     "gun_shot": ("d10_faces", "quality_dice"),

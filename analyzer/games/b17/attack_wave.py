@@ -69,7 +69,7 @@ class AttackWave(Question):
         n_plans = kw.N_CELLS ** n_drawn if memo else 0
 
         args = (*bomber.arrays, bomber.cfg, f_type, f_cell, f_prior, position_cell, position_cum, bomber.gun_ok,
-                bomber.intercom_ok, n_crew, n_plans)
+                bomber.intercom_ok, n_crew, n_plans, *bomber.tables)
 
         metrics = [Metric(m, WAVE_LABELS[m], "probability" if m == "p_any_destroyed" else "count")
                    for m in ka.WAVE_METRICS]

@@ -104,6 +104,8 @@ class Bomber:
     intercom_ok: bool
     scale: int
     type_names: list[str]
+    shot_law: np.ndarray       # [G, 24, T]: row of law_hits of each shot (sampling: table)
+    law_hits: np.ndarray       # [law, 1000]: fighter hits of each ordered 3d10 outcome (int8)
     placeholders: list[Placeholder] = field(default_factory=list)
 
     @property
@@ -112,8 +114,45 @@ class Bomber:
         return (self.shooter_start, self.shooter_guns, self.cells, self.counts, self.gun_table,
                 self.type_table)
 
+    @property
+    def tables(self) -> tuple:
+        """The exact shot outcome tables of ``sampling: table``, in kernel argument order (last)."""
+        return self.shot_law, self.law_hits
+
     def type_index(self, name: str) -> int:
         return self.type_names.index(name)
+
+
+def shot_law_tables(cells: np.ndarray, gun_table: np.ndarray, type_table: np.ndarray, off: int, qf: int,
+                    enabled: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``sampling: table``: each usable (gun, cell, fighter type) mapped to the outcome table of
+    its shot, shared by every shot with the same (modifier, skill, bonus, damage per hit):
+    ``law_hits[law, u]`` = the fighter hits of ordered 3d10 outcome ``u`` (0..999;
+    :func:`analyzer.games.b17.shotlaw.outcomes`: hit test, damage II from the same dice,
+    ceil(damage / k)), int8 so the tables stay in the first-level cache. 1x1x1 / 1x1 stubs
+    when not ``enabled``."""
+    if not enabled:
+        return np.zeros((1, 1, 1), np.int64), np.zeros((1, 1), np.int8)
+    n_guns, n_types = cells.shape[0], type_table.shape[0]
+    shot_law = np.zeros((n_guns, N_CELLS, n_types), np.int64)
+    laws: dict[tuple, int] = {}
+    rows: list[np.ndarray] = []
+    for g in range(n_guns):
+        for c in range(N_CELLS):
+            if cells[g, c, ka.CELL_KIND] == 0:
+                continue
+            for t in range(n_types):
+                key = (int(cells[g, c, ka.CELL_MOD]), int(gun_table[g, ka.GUN_SKILL]),
+                       int(gun_table[g, ka.GUN_BONUS]), int(type_table[t, ka.TYPE_K]))
+                if key not in laws:
+                    laws[key] = len(rows)
+                    rows.append(shotlaw.outcomes(*key, off, qf)[2])
+                shot_law[g, c, t] = laws[key]
+    if not rows:
+        return shot_law, np.zeros((1, shotlaw.N_OUTCOMES), np.int8)
+    law_hits = np.stack(rows)
+    assert 0 <= law_hits.min() and law_hits.max() <= np.iinfo(np.int8).max
+    return shot_law, law_hits.astype(np.int8)
 
 
 def compile_bomber(ctx: Context, data: B17Data, p, rules: dict[str, str], types_used: list[str]) -> Bomber:
@@ -183,8 +222,11 @@ def compile_bomber(ctx: Context, data: B17Data, p, rules: dict[str, str], types_
     cfg[ka.C_DESTROYED_AT] = D
     cfg[ka.C_SCALE] = scale
     cfg[ka.C_N_RANK] = len(ranks)
+    table = rules["sampling"] == "table"
+    cfg[ka.C_SAMPLING] = ka.SAMPLING_TABLE if table else ka.SAMPLING_DICE
+    shot_law, law_hits = shot_law_tables(cells, gun_table, type_table, off, qf, table)
     return Bomber(shooter_start, shooter_guns, cells, counts, gun_table, type_table, cfg, gun_ok, intercom_ok,
-                  scale, type_names, used)
+                  scale, type_names, shot_law, law_hits, used)
 
 
 def fighter_arrays(ctx: Context, data: B17Data, bomber: Bomber, specs, path: str):

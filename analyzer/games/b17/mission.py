@@ -13,7 +13,8 @@ from analyzer.games.b17.attack_wave import crew_metrics
 from analyzer.games.b17.compile import (add, bins, compile_bomber, crew_shooters, fail, fighter_arrays,
                                         max_fighter_hits, position_arrays)
 from analyzer.games.b17.params import MAX_FIGHTERS_PER_WAVE, MissionParams
-from analyzer.games.b17.rules import RULE_OPTIONS
+from analyzer.games.b17.rules import RULE_OPTIONS, face_offset
+from analyzer.games.b17.shotlaw import outcomes
 from analyzer.gamedata import DataError, Placeholder
 from analyzer.questions import Context, Metric, Prepared, Question, register
 from kernels.b17 import mission as km
@@ -33,6 +34,29 @@ MISSION_LABELS = {
     "p_intercom_lost": "P(intercom lost during the mission) (PLACEHOLDER model)",
 }
 FIRE_NOTE = "fighter fire on the bomber is not in the source (next article): placeholder 3d10 model"
+
+
+def fire_outcome_table(skill: int, penalty: np.ndarray, effect_kind: np.ndarray, effect_lo: np.ndarray,
+                       effect_hi: np.ndarray, off: int, enabled: bool) -> np.ndarray:
+    """``sampling: table`` for the PLACEHOLDER fighter fire: ``fire_outcome[class, 10 u + e - 1]``
+    = the outcome (``kernels.b17.mission.FIRE_MISS``, or ``FIRE_HIT + EFFECT_*``) of ordered
+    3d10 outcome ``u`` (0..999) and effect d10 face ``e`` (1..10) for a fighter firing at
+    penalty ``penalty[class]``, as the dice path rolls them: a hit iff 3d10 + penalty <= skill
+    (faces per ``d10_faces``), then the first effect whose range holds ``e`` (none if no range
+    does). int8; a 1x1 stub when not ``enabled``."""
+    if not enabled:
+        return np.zeros((1, 1), np.int8)
+    effect_of = np.full(10, km.EFFECT_NONE, np.int64)      # effect of d10 face e at index e - 1
+    for e in range(1, 11):
+        for kind, lo, hi in zip(effect_kind, effect_lo, effect_hi):
+            if lo <= e <= hi:
+                effect_of[e - 1] = kind
+                break
+    fire_outcome = np.zeros((penalty.shape[0], km.FIRE_OUTCOMES), np.int8)
+    for c, pen in enumerate(penalty):
+        hit = outcomes(int(pen), skill, 0, 1, off, 0)[0]    # 3d10 + penalty <= skill, per ordered outcome
+        fire_outcome[c] = np.where(hit[:, None], km.FIRE_HIT + effect_of[None, :], km.FIRE_MISS).ravel()
+    return fire_outcome
 
 
 @register
@@ -100,9 +124,12 @@ class Mission(Question):
                              bomber.scale * n_waves * crew_shooters(data), len(data.guns))
         fm = km.FIRE_PLACEHOLDER_3D10 if fire_model == "placeholder_3d10" else km.FIRE_NONE
 
+        table = ctx.rules["sampling"] == "table" and fm == km.FIRE_PLACEHOLDER_3D10
+        fire_outcome = fire_outcome_table(fire_skill, fire_penalty, effect_kind, effect_lo, effect_hi,
+                                          face_offset(ctx.rules), table)
         args = (*bomber.arrays, bomber.cfg, wave_start, arrival_type, arrival_cell, arrival_prior, position_cell,
                 position_cum, bomber.gun_ok, bomber.intercom_ok, n_crew, float(p_return), redraw, fm, fire_skill,
-                fire_penalty, effect_kind, effect_lo, effect_hi, danado_vp)
+                fire_penalty, effect_kind, effect_lo, effect_hi, danado_vp, *bomber.tables, fire_outcome)
 
         metrics = [Metric(m, MISSION_LABELS[m], "probability" if m == "p_intercom_lost" else "count")
                    for m in km.MISSION_METRICS]

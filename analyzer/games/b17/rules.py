@@ -1,7 +1,8 @@
 """Rule options of the B-17 questions: the digest's ambiguities A1-A9 (spec §0.5).
 
-Every question declares all eight options, so a scenario may carry any of them; options a
-question does not use are accepted and ignored (spec §0.5).
+Every question declares all the options, so a scenario may carry any of them; options a
+question does not use are accepted and ignored (spec §0.5). ``sampling`` is not a reading of
+the source: it chooses how ``attack_wave`` and ``mission`` draw a shot (docs/models/b17.md).
 """
 from __future__ import annotations
 
@@ -33,6 +34,12 @@ RULE_OPTIONS = (
     RuleOption("danado_vp", ("none", "counts_as_kill"), "none",
                "mission: a fighter leaving damaged adds 0 / 1 to the placeholder vp (never to kills)",
                f"{_DIGEST} A8"),
+    RuleOption("sampling", ("dice", "table"), "dice",
+               "attack_wave/mission: how a gun's shot (and the placeholder fighter fire) is drawn: dice = "
+               "its three d10 (and the effect d10) one by one; table = one draw from the exact law of its "
+               "outcome over the 1000 (10,000) ordered rolls, built when the point is prepared. Not a rule "
+               "reading: both give the same distributions (tests/b17/test_sampling_b17.py); gun_shot and "
+               "gun_matrix always roll the dice", "docs/models/b17.md §0.5 (sampling)"),
 )
 
 

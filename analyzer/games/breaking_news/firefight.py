@@ -9,6 +9,7 @@ that range. Everything is compiled here into arrays (:mod:`kernels.breaking_news
 """
 from __future__ import annotations
 
+from math import comb
 from typing import List, Literal
 
 import numpy as np
@@ -22,6 +23,7 @@ from analyzer.games.breaking_news.rules import FIREFIGHT_OPTIONS, INITIATIVE_TIE
 from analyzer.games.breaking_news.shooting import NO_HIT, ToHit, save_face, to_hit
 from analyzer.questions import Context, Counter, Metric, Prepared, Question, register
 from kernels.breaking_news import firefight as k
+from kernels.breaking_news.fire import TABLE_DICE
 
 #: typo guard on the turn limit a scenario may set
 MAX_TURNS_LIMIT = 100
@@ -148,6 +150,28 @@ def defeat_points_lost(bn: BNData, fig: Figure) -> int:
     return int(dp["irregular_leader_lost"] if fig.leader else dp["irregular_lost"])
 
 
+def sampling_tables(enabled: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``sampling: table``: exact integer tables over the ``6**n`` ordered rolls of ``n`` D6 (n up to
+    :data:`kernels.breaking_news.fire.TABLE_DICE`): ``hits_cum[hit_face, n, h]`` = rolls with at
+    most ``h`` dice scoring ``hit_face`` or more, sum over j <= h of C(n, j) w**j (6 - w)**(n - j)
+    with ``w = 7 - max(hit_face, 1)`` hitting faces (§8; row ``n`` ends at ``6**n``); ``powers[b, n]
+    = b**n``, the rolls where every die shows one of ``b`` given faces (saves §9, morale §12).
+    1x1x1 / 1x1 stubs when not ``enabled``."""
+    if not enabled:
+        return np.zeros((1, 1, 1), np.int64), np.ones((1, 1), np.int64)
+    n_max = TABLE_DICE
+    powers = np.array([[b ** n for n in range(n_max + 1)] for b in range(7)], np.int64)
+    hits_cum = np.zeros((7, n_max + 1, n_max + 1), np.int64)
+    for face in range(7):
+        w = 7 - max(face, 1)
+        for n in range(n_max + 1):
+            counts = [comb(n, j) * w ** j * (6 - w) ** (n - j) for j in range(n + 1)]
+            hits_cum[face, n, :n + 1] = np.cumsum(counts)
+            hits_cum[face, n, n + 1:] = 6 ** n
+            assert hits_cum[face, n, n] == 6 ** n
+    return hits_cum, powers
+
+
 def compile_firefight(p: FirefightParams, bn: BNData, ctx: Context):
     """(args, n_bins, notes, cells used) of a validated point."""
     rules = ctx.rules
@@ -201,6 +225,8 @@ def compile_firefight(p: FirefightParams, bn: BNData, ctx: Context):
     consts[k.C_TIE_REROLL] = int(rules["initiative_ties"] == "reroll")
     consts[k.C_MAX_INIT_ROLLS] = int(bn.constant("max_initiative_rolls")) if consts[k.C_TIE_REROLL] else 1
     consts[k.C_LEADER_IN_REACH] = int(bool(bn.constant("leader_within_5cm")))
+    table = rules["sampling"] == "table"
+    consts[k.C_SAMPLING] = k.SAMPLING_TABLE if table else k.SAMPLING_DICE
     if int(bn.constant("morale_always_passes_on")) != 6:
         raise param_error(ctx, "side_a", "the morale kernel assumes the automatic pass is a 6 "
                                          "(data game.morale_always_passes_on)")
@@ -210,7 +236,7 @@ def compile_firefight(p: FirefightParams, bn: BNData, ctx: Context):
         sched = f"{ranges[0]:g} cm" if len(set(ranges)) == 1 else f"{ranges[0]:g} -> {ranges[-1]:g} cm"
         notes.append(f"A: {n_fig[0]} figures, B: {n_fig[1]} figures; fire at {sched}; turn limit {turns}")
     notes += sorted(low_cells)
-    args = (n_fig, figs, fire, team, consts)
+    args = (n_fig, figs, fire, team, consts, *sampling_tables(table))
     return args, int(n_bins), notes
 
 

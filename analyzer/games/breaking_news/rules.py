@@ -76,6 +76,13 @@ COVER_FIRE_HITS = _opt(
     "de cobertura' (one hit per covering figure) or the rule text's 'es impactado una vez' (one hit)",
     "A7 (§8.6)")
 
+SAMPLING = _opt(
+    "sampling", ["dice", "table"],
+    "not a rule reading: how the firefight draws a shot's hits, a figure's saves and a morale test: dice = "
+    "one D6 at a time; table = one draw per up to 12 dice from the exact law of the outcome (integer "
+    "counts over the 6**n ordered rolls, built when the point is prepared). Both give the same "
+    "distributions (tests/breaking_news/test_bn_sampling.py)", "§6 (sampling)")
+
 #: options whose every value is a placeholder reading (the source states nothing)
 PLACEHOLDER_READINGS = (MELEE_TIES, INITIATIVE_TIES)
 
@@ -83,4 +90,4 @@ SHOT_OPTIONS = (BURST_OVERFLOW, BURST_WEAPONS, AIMED_OVER_6, NATURAL_1_TO_HIT, S
 MORALE_OPTIONS = (MORALE_CASUALTIES,)
 MELEE_OPTIONS = (MELEE_GROUP, MELEE_TIES)
 POINTS_OPTIONS = (TRAINED_POINTS, IRREGULAR_VETERAN_POINTS)
-FIREFIGHT_OPTIONS = SHOT_OPTIONS + (MORALE_CASUALTIES, SHOCK_RECOVERY, INITIATIVE_TIES)
+FIREFIGHT_OPTIONS = SHOT_OPTIONS + (MORALE_CASUALTIES, SHOCK_RECOVERY, INITIATIVE_TIES, SAMPLING)
