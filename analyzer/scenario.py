@@ -52,6 +52,10 @@ class ScenarioFile(BaseModel):
     sweep: dict[str, list[Any]] = Field(default_factory=dict)
     plots: list[Any] = Field(default_factory=list)
     description: str | None = None
+    # ``analyzer matchup`` / ``analyzer solve`` (checked by analyzer.balance; ``run`` ignores them)
+    contenders: list[Any] | None = None
+    matchup: dict[str, Any] | None = None
+    solve: dict[str, Any] | None = None
 
     @field_validator("sweep")
     @classmethod
@@ -254,8 +258,11 @@ def _validate_params(file: str, question: registry.Question, params: dict, where
 
 
 def load(path: str | Path, *, trials: int | None = None, precision: float | None = None,
-         seed: int | None = None, force: bool = False) -> Scenario:
-    """Read, validate and expand a scenario file. Raises :class:`ScenarioError`."""
+         seed: int | None = None, force: bool = False, sweep: dict[str, list] | None = None) -> Scenario:
+    """Read, validate and expand a scenario file. Raises :class:`ScenarioError`.
+
+    ``sweep`` replaces the file's sweep (``analyzer matchup`` / ``solve`` place contenders and
+    solved values through it, validated like the file's own)."""
     path = Path(path)
     file = str(path)
     try:
@@ -276,7 +283,7 @@ def load(path: str | Path, *, trials: int | None = None, precision: float | None
     if "precision" in overrides:
         raw = {k: v for k, v in raw.items() if k != "trials"}
     given = raw
-    raw = {**raw, **overrides}
+    raw = {**raw, **overrides, **({"sweep": sweep} if sweep is not None else {})}
     try:
         spec = ScenarioFile.model_validate(raw)
         refuse_coercion(file, {k: v for k, v in raw.items() if k not in ("params", "sweep", "plots", "rules")},
@@ -331,6 +338,9 @@ def load(path: str | Path, *, trials: int | None = None, precision: float | None
     except DataError as e:
         raise ScenarioError(file, "", str(e).split(": ", 1)[1]) from None
     rules = validate_rules(file, question, spec.rules)
+    if spec.contenders is not None or spec.matchup is not None or spec.solve is not None:
+        from analyzer.balance import check_balance_keys
+        check_balance_keys(file, spec, question)
 
     for key in spec.sweep:
         if key.startswith("rules."):

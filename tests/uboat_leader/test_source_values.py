@@ -56,7 +56,7 @@ SOURCE_VALUES = {
 }
 
 #: plain numbers a scenario file may hold: run settings and the user's choices, not rule values
-USER_SETTINGS = re.compile(r"^(seed|trials|max_trials|sweep\..*|params\.(convoy|alerted|max_rounds|tactics|"
+USER_SETTINGS = re.compile(r"^(seed|trials|max_trials|sweep\..*|(contenders\[\d+\]\.)?params\.(convoy|alerted|max_rounds|tactics|"
                            r"candidates|attacked|uboats\[\d+\]\.stress|uboat\.range|policy\..*|max_turns|"
                            r"max_fleets|(fleets\[\d+\]\.)?fleet\[\d+\]\.(mines|ready|stored|advanced\..*)))$")
 

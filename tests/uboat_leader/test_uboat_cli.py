@@ -42,7 +42,8 @@ def test_every_shipped_scenario_runs_with_plots(tmp_path):
     runs = {p.parent.parent.name: p.parent for p in Path(tmp_path).rglob("summary.json")}
     assert set(runs) == {"escort_detection_example", "escort-detection-table", "wolfpack-size",
                          "convoy37-veteran-viic-approach", "convoy37-wolfpack", "campaign-example-fleet-comienza",
-                         "loadout-example-fleets-comienza", "loadout-enumerate-comienza", "my-campaign-copy"}
+                         "loadout-example-fleets-comienza", "loadout-enumerate-comienza", "my-campaign-copy",
+                         "uboat-loadouts"}   # matchup_loadouts.yaml: 'run' runs its params as a plain scenario
     assert (runs["escort-detection-table"] / "escort_detection_heatmap.png").is_file()
     assert (runs["wolfpack-size"] / "wolfpack_pack_size.png").is_file()
     assert (runs["convoy37-veteran-viic-approach"] / "engagement_policies.png").is_file()

@@ -5,6 +5,10 @@ Every figure is measured in the same run as the figure it is compared with:
 - ``dw-duel``: the duel kernel's trials/s on the shipped battleship-vs-three-cruisers
   scenario against the slow pure-Python reference (``tests/reference/dystopian_wars.py``)
   on the same scenario (target ratio >= 200).
+- ``balance-matchup``: ``analyzer matchup`` of six DW fleets (36 ordered pairs on common random
+  numbers, ratings with 200 bootstrap resamples) against the same pairs as 15 separate
+  ``compare`` calls (each unordered pair in both seats), as trials/s (target >= 0.9: the matrix
+  costs no more than the pairwise comparisons it replaces).
 - ``dw-attack-exact``: exact mode of ``attack`` for a 40-die query (prepare + every metric)
   against icepool computing only the hits distribution of the same 40 dice, with its
   explosion depth set to the same 1e-15 tail (target: under a tenth of icepool's time).
@@ -130,3 +134,85 @@ def _bench_duel_cli(console=None, trials: int | None = None) -> dict:
 @register_benchmark("dw-attack-exact")
 def _bench_attack_exact_cli(console=None, trials: int | None = None) -> dict:
     return bench_attack_exact(40, console)
+
+
+#: the six fleets of the ``balance-matchup`` benchmark (placeholder profiles of fleets/generic_naval.yaml)
+MATCHUP_FLEETS = {
+    "battleship": [{"models": [{"profile": "battleship", "commodore": True}]}],
+    "three_cruisers": [{"models": [{"profile": "cruiser", "count": 3}]}],
+    "two_cruisers": [{"models": [{"profile": "cruiser", "count": 2}]}],
+    "six_frigates": [{"models": [{"profile": "frigate", "count": 6}]}],
+    "four_frigates": [{"models": [{"profile": "frigate", "count": 4}]}],
+    "cruiser_and_frigates": [{"models": [{"profile": "cruiser", "commodore": True}]},
+                             {"models": [{"profile": "frigate", "count": 3}]}],
+}
+
+
+def bench_balance_matchup(trials: int = 100_000, console=None, rounds: int = 1) -> dict:
+    """Six-fleet duel matchup (``analyzer.matchup``: run + ratings) vs the same ordered pairs as
+    separate ``api.compare`` calls (pair i-j as A, j-i as B), trials/s of each, interleaved."""
+    import tempfile
+    from pathlib import Path
+
+    import yaml
+
+    from analyzer import api, matchup, scenario as scenario_mod
+    from analyzer.bench_suite import row
+
+    base = {"game": "dystopian_wars", "question": "duel", "seed": 1, "trials": trials,
+            "params": {"range": {"mode": "closing", "start": 30, "min_distance": 4},
+                       "target_policy": {"a": "weakest", "b": "weakest"}, "max_turns": 6}}
+    names = list(MATCHUP_FLEETS)
+    with tempfile.TemporaryDirectory(prefix="bench-matchup-") as tmp:
+        folder = Path(tmp)
+        doc = dict(base, params=dict(base["params"], side_a={"squadrons": MATCHUP_FLEETS[names[0]]},
+                                     side_b={"squadrons": MATCHUP_FLEETS[names[1]]}),
+                   contenders=[{"name": n, "side": {"squadrons": MATCHUP_FLEETS[n]}} for n in names])
+        (folder / "matchup.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+        pairs = []
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                files = []
+                for x, y in ((a, b), (b, a)):
+                    f = folder / f"{x}-vs-{y}.yaml"
+                    f.write_text(yaml.safe_dump(dict(base, params=dict(base["params"],
+                                                                       side_a={"squadrons": MATCHUP_FLEETS[x]},
+                                                                       side_b={"squadrons": MATCHUP_FLEETS[y]}))))
+                    files.append(f)
+                pairs.append(files)
+        matchup.run(folder / "matchup.yaml", trials=MIN_TRIALS)        # compile / load the kernel outside timing
+        done = {}
+
+        def run_matchup():
+            m = matchup.run(folder / "matchup.yaml")
+            done["ratings"] = matchup.ratings(m)
+            done["matchup_trials"] = m.kernel_trials
+
+        def run_compares():
+            for fa, fb in pairs:
+                api.compare(scenario_mod.load(fa), scenario_mod.load(fb))
+
+        t_matchup, t_compare = interleaved_best([run_matchup, run_compares], rounds)
+    m_rate = done["matchup_trials"] / t_matchup
+    c_rate = 2 * len(pairs) * trials / t_compare
+    threads = numba.get_num_threads()
+    for line in (
+        f"threads: {threads}  six DW fleets, {trials:,} trials per ordered pair",
+        f"matchup (36 ordered pairs + ratings): {t_matchup:.2f} s, {m_rate:,.0f} trials/s",
+        f"15 compare calls (30 ordered pairs):  {t_compare:.2f} s, {c_rate:,.0f} trials/s",
+        f"ratio matchup / compare trials/s:     {m_rate / c_rate:.2f}  (target >= 0.9)",
+    ):
+        say(console, line)
+    return {"rows": [row("balance-matchup", f"6-fleet DW duel matchup trials/s, {trials:,} trials per pair "
+                         f"(wall {t_matchup:.1f} s) vs the pairs as 15 separate compare calls", m_rate, "trials/s",
+                         m_rate / c_rate, 0.9, reference="api.compare per unordered pair", reference_rate=c_rate)]}
+
+
+#: the warm-up matchup's trials per pair (the fewest a matchup accepts)
+MIN_TRIALS = 64
+
+
+@register_benchmark("balance-matchup")
+def _bench_balance_matchup_cli(console=None, trials: int | None = None) -> dict:
+    n = trials or 100_000
+    return bench_balance_matchup(n, console, rounds=2 if n >= 50_000 else 1)   # --quick: one round

@@ -1,0 +1,223 @@
+"""``analyzer matchup`` and ``analyzer solve``: the balance commands (docs/balance.md).
+
+Registered on :data:`analyzer.cli.app` when :mod:`analyzer.cli` imports this module (one line
+there). Thin like the rest of the CLI: load, call :mod:`analyzer.matchup` /
+:mod:`analyzer.solve`, print, write; numba, pandas and matplotlib are imported only when a
+command runs (``analyzer --help`` stays fast).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional, Tuple
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from analyzer.cli import _fail, _print_provenance, api, app, err, interrupt
+from analyzer.errors import ScenarioError
+from analyzer.gamedata import DataError
+from analyzer.paths import UnsafePathError
+
+
+def _check_out(out: Path) -> None:
+    from analyzer.paths import check_writable_root
+    try:
+        check_writable_root(out)
+    except (OSError, UnsafePathError) as e:
+        _fail(f"--out {out}: {e}")
+
+
+def _threads(threads: Optional[int]) -> int:
+    try:
+        return api.set_threads(threads)
+    except ValueError as e:
+        _fail(str(e))
+
+
+def _execute(command: str, description: str, total: int | None, unit: str, show: bool, compute):
+    """``compute(tick)`` (``tick(n)`` advances the progress bar by ``n`` ``unit``, None when it is
+    hidden) with Ctrl-C / SIGTERM stopping between kernel calls and one-line errors; returns what
+    ``compute`` returns."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn(unit),
+                        TimeRemainingColumn(), console=err) if show else None
+    try:
+        with interrupt.handling():
+            if not progress:
+                return compute(None)
+            with progress:
+                task = progress.add_task(description, total=total)
+
+                def tick(n: int) -> None:
+                    progress.advance(task, n)
+                    t = progress.tasks[task]
+                    if t.total is not None and t.completed > t.total:    # matchup --fair-cost adds pairs
+                        progress.update(task, total=t.completed)
+                return compute(tick)
+    except interrupt.RunInterrupted as e:
+        err.print(f"[bold red]{e}[/]: {command} stopped; nothing was written", highlight=False)
+        raise typer.Exit(e.exit_code)
+    except (ScenarioError, DataError, UnsafePathError) as e:
+        _fail(str(e))
+
+
+def _document(folder: Path, name: str, json_out: bool) -> dict | None:
+    """The folder's JSON document; printed (with ``run_dir``) and None when ``--json``."""
+    doc = json.loads((folder / name).read_text())
+    if json_out:
+        typer.echo(json.dumps(dict(doc, run_dir=str(folder)), indent=2))
+        return None
+    return doc
+
+
+@app.command()
+def matchup(
+    target: Path = typer.Argument(..., help="A matchup file: a scenario with contenders: (see docs/balance.md)."),
+    trials: Optional[int] = typer.Option(None, "--trials", "-n", min=1,
+                                         help="Trials per ordered pair (seated) or per contender (field); default: "
+                                              "the file's trials."),
+    seed: Optional[int] = typer.Option(None, help="Random seed (default: the file's). Every pair runs on the same "
+                                                  "random streams of this seed."),
+    fair_cost: bool = typer.Option(False, "--fair-cost", help="Also estimate, per contender, the points cost at "
+                                   "which it would be at parity with the reference at the reference's budget, by "
+                                   "scaling forces (DW duel: model counts; Breaking News firefight: figures), "
+                                   "with bootstrap CIs."),
+    reference: Optional[str] = typer.Option(None, help="Contender the ratings and fair costs refer to (default: "
+                                                       "matchup.reference, else the first contender)."),
+    bootstrap: Optional[int] = typer.Option(None, min=0, max=10_000, help="Bootstrap resamples of the paired "
+                                            "batches for the rating CIs (default: matchup.bootstrap, 200)."),
+    threads: Optional[int] = typer.Option(None, help="Worker threads (results do not depend on it)."),
+    out: Path = typer.Option(Path("results"), help="Root folder: writes <out>/<scenario>-matchup/<run-id>/ "
+                                                   "(matchups.parquet, ratings.parquet, matchup.json, plots, "
+                                                   "manifest.json, report.html)."),
+    json_out: bool = typer.Option(False, "--json", help="Print matchup.json to stdout and nothing else on stdout."),
+    svg: bool = typer.Option(False, help="Also write SVG plots."),
+    no_progress: bool = typer.Option(False, help="Hide the progress bar."),
+):
+    """Which contender beats which, and how clearly: a matchup matrix with CIs and ratings.
+
+    Runs every ordered pair of the file's contenders on common random numbers (seated: both
+    seats of a two-sided question; field: each contender alone, compared trial by trial on one
+    metric), and reports the matrix with
+    95% CIs (cells whose CI contains 1/2 are marked), each contender against itself (1/2 where
+    the game is symmetric), a Bradley–Terry rating with bootstrap CIs and a ranking plot."""
+    from analyzer import matchup as mu
+    used = _threads(threads)
+    _check_out(out)
+    try:
+        sc, spec, cs, mode = mu.load(target, trials=trials, seed=seed)
+    except (ScenarioError, DataError) as e:
+        _fail(str(e))
+    formats = ("png", "svg") if svg else ("png",)
+
+    def compute(tick):
+        m = mu.run(target, trials=trials, seed=seed, fair_cost=fair_cost, reference=reference, on_trials=tick)
+        return m, mu.write(m, mu.ratings(m, resamples=bootstrap), out, threads=used, formats=formats)
+    m, folder = _execute("matchup", f"{sc.name}: {mode} matchup", mu.planned_trials(sc, mode, len(cs)), "trials",
+                         not no_progress and not json_out, compute)
+    doc = _document(folder, "matchup.json", json_out)
+    if doc is None:
+        return
+    table = Table(title=f"{sc.name}: Bradley–Terry ratings relative to {doc['reference']} ({mode}, "
+                        f"{m.trials:,} trials per {'pair' if mode == 'seated' else 'contender'})", title_justify="left")
+    for col in ("rank", "contender", "rating [95% CI]", f"P(beats {doc['reference']})", "mean score", "cost"):
+        table.add_column(col)
+    for x in doc["ratings"]:
+        table.add_row(str(x["rank"]), escape(x["contender"]), f"{x['rating']:+.3f} [{x['ci_low']:+.3f}, "
+                      f"{x['ci_high']:+.3f}]", f"{x['p_beats_reference']:.3f}", f"{x['mean_score_vs_field']:.3f}",
+                      "" if x["cost"] is None else f"{x['cost']:g}")
+    err.print(table)
+    unclear = [f"{x['a']} vs {x['b']}" for x in doc["matchups"] if x["ci_crosses_half"] and x["a"] != x["b"]]
+    if unclear:
+        err.print(f"  cells whose 95% CI contains 1/2: {', '.join(unclear)}", highlight=False, markup=False)
+    for s in doc["symmetry"]:
+        mark = "ok" if s["ok"] else "NOT 1/2"
+        err.print(f"  {s['contender']} vs itself: seat A scores {s['mean']:.4f} [{s['ci_low']:.4f}, "
+                  f"{s['ci_high']:.4f}] {mark}", highlight=False, markup=False)
+    if doc["fair_cost"]:
+        ft = Table(title=f"fair cost: parity with {doc['reference']} at its budget", title_justify="left")
+        for col in ("contender", "cost", "fair cost [95% CI]", "change", "how"):
+            ft.add_column(col)
+        for f in doc["fair_cost"]:
+            fair = "" if f["fair_cost"] is None else (
+                f"{f['fair_cost']:.4g}" + ("" if f["fair_cost_ci_low"] is None else
+                                           f" [{f['fair_cost_ci_low']:.4g}, {f['fair_cost_ci_high']:.4g}]"))
+            change = "" if f["cost_change"] is None else f"{f['cost_change']:+.4g}"
+            ft.add_row(escape(f["contender"]), "" if f["cost"] is None else f"{f['cost']:g}", fair, change,
+                       escape(f["method"] + (f": {f['note']}" if f["note"] else "")))
+        err.print(ft)
+    for note in doc["notes"][:1] + [n for n in doc["notes"] if "PLACEHOLDER" in n or "not 1/2" in n
+                                    or "exactly 1/2" in n]:
+        err.print(f"  note: {note}", highlight=False, markup=False)
+    _print_provenance(doc["placeholders"], doc["example_values"], where="matchup.json")
+    err.print(f"[green]wrote[/] {folder}")
+
+
+@app.command()
+def solve(
+    target: Path = typer.Argument(..., help="A scenario with one point (no sweep); may hold solve: defaults."),
+    metric: Optional[str] = typer.Option(None, help="Metric whose mean crosses the target (default: solve.metric)."),
+    target_value: Optional[float] = typer.Option(None, "--target", help="The threshold (default: solve.target)."),
+    param: Optional[str] = typer.Option(None, help="Dotted parameter path solved for, an int or float parameter "
+                                                   "(default: solve.param), e.g. defense_dice or target.dr."),
+    range_: Optional[Tuple[float, float]] = typer.Option(None, "--range", metavar="LO HI",
+                                                         help="Values searched, LO to HI (default: solve.range, "
+                                                              "else the parameter's declared bounds)."),
+    tol: Optional[float] = typer.Option(None, help="Continuous parameters: stop when the bracket is narrower "
+                                                   "than this (default (HI - LO) / 1000)."),
+    scan: bool = typer.Option(False, help="Evaluate every integer in the range (21 points for a continuous "
+                                          "parameter) instead of bisecting: no monotonicity assumed."),
+    monte_carlo: bool = typer.Option(False, "--monte-carlo", help="Simulate even where the question has an exact "
+                                     "mode (default: exact values when it has one)."),
+    trials: Optional[int] = typer.Option(None, "--trials", "-n", min=1,
+                                         help="Monte Carlo: trials per evaluated value (default: the file's)."),
+    seed: Optional[int] = typer.Option(None, help="Random seed (default: the file's). Every value runs on the same "
+                                                  "random streams."),
+    threads: Optional[int] = typer.Option(None, help="Worker threads (results do not depend on it)."),
+    out: Path = typer.Option(Path("results"), help="Root folder: writes <out>/<scenario>-solve/<run-id>/ "
+                                                   "(solve.json, evaluations.parquet, plot, manifest.json, "
+                                                   "report.html)."),
+    json_out: bool = typer.Option(False, "--json", help="Print solve.json to stdout ({param, value, metric, target, "
+                                                        "evaluations: [{value, mean, ci_low, ci_high}, ...], ...}) "
+                                                        "and nothing else on stdout."),
+    svg: bool = typer.Option(False, help="Also write an SVG plot."),
+    no_progress: bool = typer.Option(False, help="Hide the progress display."),
+):
+    """The parameter value at which a metric crosses a target (AA dice, skill, ...).
+
+    Finds the first value of PARAM, going from LO towards HI, at which the metric's mean is on the other side of the target from its value at LO:
+    bisection on common random numbers (or on exact values where the question has an exact
+    mode), with every evaluated value's 95% CI, the neighbours of the answer and a plot of the
+    metric against the parameter with the crossing marked."""
+    from analyzer import solve as sv
+    used = _threads(threads)
+    _check_out(out)
+    kwargs = dict(metric=metric, target=target_value, param=param, range_=range_, tol=tol, trials=trials, seed=seed,
+                  scan=scan, exact=False if monte_carlo else None)
+    formats = ("png", "svg") if svg else ("png",)
+
+    def compute(tick):
+        sol = sv.solve(target, **kwargs, on_eval=(lambda v: tick(1)) if tick else None)
+        return sol, sv.write(sol, out, threads=used, formats=formats)
+    sol, folder = _execute("solve", f"{target.stem}: evaluating", None, "values", not no_progress and not json_out,
+                           compute)
+    doc = _document(folder, "solve.json", json_out)
+    if doc is None:
+        return
+    table = Table(title=f"{sol.sc.name}: {doc['metric']} vs {doc['param']} (target {doc['target']:g}, "
+                        f"{doc['method']}, {doc['mode']})", title_justify="left")
+    for col in (doc["param"], "mean", "95% CI"):
+        table.add_column(col, justify="right")
+    for e in doc["evaluations"]:
+        mark = " ←" if e["value"] == doc["value"] else ""
+        table.add_row(f"{e['value']:g}{mark}", f"{e['mean']:.4g}", "exact" if doc["mode"] == "exact" else
+                      f"[{e['ci_low']:.4g}, {e['ci_high']:.4g}]")
+    err.print(table)
+    answer = (f"{doc['param']} = {doc['value']:g}" if doc["value"] is not None else "no crossing in the range")
+    err.print(f"[bold]answer:[/] {escape(answer)}", highlight=False)
+    for note in doc["notes"][:2] + [n for n in doc["notes"] if n.startswith("not resolved")]:
+        err.print(f"  note: {note}", highlight=False, markup=False)
+    _print_provenance(doc["placeholders"], doc["example_values"], where="solve.json")
+    err.print(f"[green]wrote[/] {folder}")

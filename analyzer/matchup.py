@@ -1,0 +1,837 @@
+"""``analyzer matchup``: every contender against every other on common random numbers, a
+matrix with CIs, a Bradley–Terry rating with bootstrap CIs, and fair-cost estimates.
+
+Two modes (docs/balance.md):
+
+- **seated** (two-sided questions: DW ``duel``, Breaking News ``firefight``): every ordered
+  pair (i in seat A, j in seat B, i = j included) runs on the same random streams: one stream
+  key for the whole matrix, chunk by chunk. Cell ``M[i, j]`` = P(seat A wins) + P(draw) / 2.
+  The seat-balanced score ``P[i, j] = (M[i, j] + 1 - M[j, i]) / 2`` plays each pair once in
+  each seat; two contenders with the same values run the same simulation in both cells, so
+  their ``P`` is exactly 1/2, and ``P[i, j] + P[j, i] = 1`` always.
+- **field** (any question, e.g. U-Boat Leader ``campaign`` fleets): each contender runs alone
+  on the common streams with one trial per chunk, so trial t of every contender used the same
+  random numbers; ``M[i, j]`` = P(metric of i beats that of j in the same trial) + P(tie) / 2.
+
+The paired batches (chunks) are kept per cell, so every CI is a batch-means CI and the rating's
+CIs come from resampling the batches jointly for all cells (the cells are correlated: they
+share random numbers).
+"""
+from __future__ import annotations
+
+import copy
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from analyzer import interrupt, scenario as scenario_mod
+from analyzer.balance import (ContenderSpec, MatchupSpec, batch_ci, bootstrap_counts, bradley_terry, contenders,
+                              default_mode, ford_connected, matchup_spec)
+from analyzer.errors import ScenarioError
+from analyzer.gamedata import DataError, unwrap
+from analyzer.runner import MIN_PAIRED_BATCHES, paired_chunk_size, prepare_point, stream_key
+from kernels.driver import BATCH_CHUNKS
+from kernels.record import chunk_sizes
+
+#: field mode: one trial per chunk; a kernel call's histogram stays under this many cells
+FIELD_CALL_CELLS = 2_000_000
+
+
+@dataclass
+class Cost:
+    value: float | None
+    source: str = ""                                     # "file" | what the game reader used | ""
+    placeholders: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class FairCost:
+    """Fair cost of one contender against the reference (see :func:`fair_costs`)."""
+
+    name: str
+    cost: float | None
+    method: str                      # "scale contender" | "scale reference" | "reference" | "n/a"
+    curve: list[dict] = field(default_factory=list)   # per copies k: score of the contender and its CI
+    parity: float | None = None      # copies at parity (interpolated)
+    parity_ci: tuple = (None, None)
+    fair_cost: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    note: str = ""
+
+    @property
+    def change(self) -> float | None:
+        return None if self.fair_cost is None or self.cost is None else self.fair_cost - self.cost
+
+    def row(self) -> dict:
+        return {"contender": self.name, "cost": self.cost, "method": self.method, "parity_copies": self.parity,
+                "fair_cost": self.fair_cost, "fair_cost_ci_low": self.ci_low, "fair_cost_ci_high": self.ci_high,
+                "cost_change": self.change, "note": self.note}
+
+
+@dataclass
+class Matchup:
+    """The raw material of a matchup: per ordered pair and batch, the score sums."""
+
+    sc: Any                          # the scenario (base file)
+    spec: MatchupSpec
+    mode: str
+    names: list[str]
+    values: list[Any]                # each contender's side (seated) or overrides (field)
+    trials: int
+    sums: np.ndarray                 # [i, j, batch]: seat-A score (seated) / score of i over j (field)
+    sizes: np.ndarray                # [batch] trials
+    outcome: str                     # what a cell means, in words
+    costs: list[Cost]
+    placeholders: list[dict]
+    example_values: list[dict]
+    data_files: list[dict]
+    notes: list[str]
+    metric_sums: np.ndarray | None = None   # field: [contender, batch] sums of the compared metric
+    wall_seconds: float = 0.0
+    kernel_trials: int = 0
+    fair: list[FairCost] | None = None
+
+    @property
+    def n(self) -> int:
+        return len(self.names)
+
+    @property
+    def reference(self) -> int:
+        return self.names.index(self.spec.reference) if self.spec.reference else 0
+
+
+def load(path: str | Path, *, trials: int | None = None, seed: int | None = None):
+    """(scenario, matchup spec, contenders, mode) of a matchup file; refuses a file without
+    contenders, with a sweep or a precision target."""
+    sc = scenario_mod.load(path, trials=trials, seed=seed)
+    file = str(sc.path)
+    if not sc.spec.contenders:
+        raise ScenarioError(file, "contenders", "a matchup file needs contenders: (a list of {name, side} or "
+                            "{name, params}); see docs/balance.md")
+    if sc.spec.sweep:
+        raise ScenarioError(file, "sweep", "a matchup runs one point per pair: remove sweep (the contenders are "
+                            "the sweep)")
+    if sc.spec.precision is not None:
+        raise ScenarioError(file, "precision", "a matchup runs a fixed trial count per pair; use trials or --trials")
+    if sc.spec.trials < MIN_PAIRED_BATCHES:
+        raise ScenarioError(file, "trials", f"got {sc.spec.trials}; a matchup needs at least {MIN_PAIRED_BATCHES} "
+                            f"trials per pair for honest batch CIs")
+    spec = matchup_spec(file, sc.spec)
+    return sc, spec, contenders(file, sc.spec), spec.mode or default_mode(sc.question)
+
+
+def planned_trials(sc, mode: str, n: int) -> int:
+    return sc.spec.trials * (n * n if mode == "seated" else n)
+
+
+# ----------------------------------------------------------------------------- running cells
+def _check_outcomes(sc, spec: MatchupSpec, prepared) -> list[tuple[int, int]]:
+    """(index, scale) of the win, loss and draw metrics in a seated point."""
+    names = [m.name for m in prepared.metrics]
+    out = []
+    for key in ("win", "loss", "draw"):
+        name = getattr(spec, key)
+        if name is None:
+            out.append((-1, 1))
+            continue
+        if name not in names:
+            from analyzer.errors import suggest
+            raise ScenarioError(str(sc.path), f"matchup.{key}", f"got {name!r}{suggest(name, names)}; metrics of "
+                                f"this question: {', '.join(names)}")
+        metric = prepared.metrics[names.index(name)]
+        if not metric.is_probability:
+            raise ScenarioError(str(sc.path), f"matchup.{key}", f"{name} is not a 0/1 (probability) metric")
+        out.append((names.index(name), metric.scale))
+    return out
+
+
+def _seated_scores(preps: list, sc, spec: MatchupSpec, key: int, n_trials: int,
+                   on_trials: Callable[[int], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Seat-A score sums ``[cell, chunk]`` (wins + draws / 2) of seated points run on the same
+    streams, and the chunk sizes. Checks per chunk that win + loss + draw counts every trial."""
+    chunk_size = paired_chunk_size(n_trials)
+    n_chunks = -(-n_trials // chunk_size)
+    sizes = chunk_sizes(0, n_chunks, n_trials, chunk_size)
+    out = np.zeros((len(preps), n_chunks))
+    outcomes = [_check_outcomes(sc, spec, p) for p in preps]
+    for lo in range(0, n_chunks, BATCH_CHUNKS):
+        hi = min(lo + BATCH_CHUNKS, n_chunks)
+        for c, prep in enumerate(preps):
+            _, moments, _ = prep.run_kernel(sc.spec.seed, key, lo, hi, chunk_size, n_trials)
+            (w, sw), (loss, sl), (d, sd) = outcomes[c]
+            win = moments[:, w, 0] / sw
+            draw = moments[:, d, 0] / sd if d >= 0 else 0.0
+            total = win + moments[:, loss, 0] / sl + draw
+            if not np.array_equal(total, sizes[lo:hi]):
+                raise ScenarioError(str(sc.path), "matchup", f"{spec.win} + {spec.loss} + {spec.draw} do not count "
+                                    f"every trial exactly once: not the outcome metrics of a two-sided question")
+            out[c, lo:hi] = win + 0.5 * draw
+            if on_trials is not None:
+                on_trials(int(sizes[lo:hi].sum()))
+            interrupt.check()
+    return out, sizes
+
+
+def _load_cells(sc, seats: list[str], pairs: list[tuple[Any, Any]], trials: int) -> list:
+    """Prepared points, one per (seat A value, seat B value): each loaded through the
+    scenario loader with the pair as a one-point sweep (validated like the file)."""
+    out = []
+    for a, b in pairs:
+        cell = scenario_mod.load(sc.path, trials=trials, seed=sc.spec.seed, sweep={seats[0]: [a], seats[1]: [b]})
+        out.append(prepare_point(cell, cell.points[0]))
+    return out
+
+
+def _union(preps: list, examples: bool = False) -> list[dict]:
+    from analyzer.outputs import unique_placeholders
+    return unique_placeholders(preps, examples=examples)
+
+
+def run(path: str | Path, *, trials: int | None = None, seed: int | None = None, fair_cost: bool = False,
+        reference: str | None = None, on_trials: Callable[[int], None] | None = None) -> Matchup:
+    """Run a matchup file (see the module docstring); with ``fair_cost`` also the fair-cost
+    search against the reference (:func:`fair_costs`)."""
+    t0 = time.perf_counter()
+    sc, spec, cs, mode = load(path, trials=trials, seed=seed)
+    if reference is not None:
+        names = [c.name for c in cs]
+        if reference not in names:
+            from analyzer.errors import suggest
+            raise ScenarioError(str(sc.path), "--reference", f"got {reference!r}{suggest(reference, names)}; "
+                                f"allowed: {', '.join(names)}")
+        spec = spec.model_copy(update={"reference": reference})
+    n_trials = sc.spec.trials
+    key = stream_key("matchup", sc.spec.game, sc.spec.question)
+    names = [c.name for c in cs]
+    if mode == "seated":
+        m = _run_seated(sc, spec, cs, key, n_trials, on_trials)
+    else:
+        m = _run_field(sc, spec, cs, key, n_trials, on_trials)
+    m.costs = contender_costs(sc, spec, cs, mode)
+    p = score_matrix(m)[0]
+    for i in range(len(cs)):
+        for j in range(i + 1, len(cs)):
+            if m.values[i] == m.values[j]:
+                m.notes.append(f"{names[i]} and {names[j]} have the same values: on common random numbers their "
+                               f"seat-balanced score is exactly 1/2 ({p[i, j]:.6g})")
+    if fair_cost:
+        m.fair = fair_costs(m, key, on_trials)
+    m.wall_seconds = time.perf_counter() - t0
+    return m
+
+
+def _run_seated(sc, spec, cs: list[ContenderSpec], key, n_trials, on_trials) -> Matchup:
+    n = len(cs)
+    sides = [c.side for c in cs]
+    # one load: the seats swept over every contender = every ordered pair, point i * n + j
+    pairs_sc = scenario_mod.load(sc.path, trials=n_trials, seed=sc.spec.seed,
+                                 sweep={spec.seats[0]: sides, spec.seats[1]: sides})
+    preps = [prepare_point(pairs_sc, p) for p in pairs_sc.points]
+    scores, sizes = _seated_scores(preps, sc, spec, key, n_trials, on_trials)
+    sums = scores.reshape(n, n, -1)
+    draw = " + P(draw) / 2" if spec.draw else ""
+    notes = list(dict.fromkeys(note for p in preps for note in p.notes))
+    notes.insert(0, f"seated: {n * n} ordered pairs (i in seat {spec.seats[0]}, j in seat {spec.seats[1]}) on one "
+                    f"set of random streams, {n_trials:,} trials each; cell = P({spec.win}){draw}")
+    return Matchup(sc, spec, "seated", [c.name for c in cs], [unwrap(s)[0] for s in sides], n_trials, sums, sizes,
+                   f"P(row in seat A beats column in seat B){draw}", [], _union(preps), _union(preps, True),
+                   _data_files(preps), notes, kernel_trials=n * n * n_trials)
+
+
+def _data_files(preps: list) -> list[dict]:
+    from analyzer.outputs import unique_data_files
+    return unique_data_files(preps)
+
+
+def _run_field(sc, spec, cs: list[ContenderSpec], key, n_trials, on_trials) -> Matchup:
+    n = len(cs)
+    preps = []
+    for c in cs:
+        cell = scenario_mod.load(sc.path, trials=n_trials, seed=sc.spec.seed,
+                                 sweep={p: [v] for p, v in c.params.items()})
+        preps.append(prepare_point(cell, cell.points[0]))
+    metric = spec.metric or sc.question.primary_metric
+    idx = []
+    for c, p in zip(cs, preps):
+        names = [x.name for x in p.metrics]
+        if metric not in names:
+            from analyzer.errors import suggest
+            raise ScenarioError(str(sc.path), "matchup.metric", f"got {metric!r}{suggest(metric, names)} for "
+                                f"contender {c.name}; metrics: {', '.join(names)}")
+        idx.append(names.index(metric))
+    n_batches = MIN_PAIRED_BATCHES
+    batch_of = (np.arange(n_trials, dtype=np.int64) * n_batches) // n_trials
+    sizes = np.bincount(batch_of, minlength=n_batches).astype(np.int64)
+    sums = np.zeros((n, n, n_batches))
+    metric_sums = np.zeros((n, n_batches))
+    per_call = max(1, min(4096, FIELD_CALL_CELLS // max(len(p.metrics) * p.n_bins for p in preps)))
+    sign = 1.0 if spec.better == "higher" else -1.0
+    for lo in range(0, n_trials, per_call):
+        hi = min(lo + per_call, n_trials)
+        vals = np.empty((n, hi - lo))
+        for c, p in enumerate(preps):
+            _, moments, _ = p.run_kernel(sc.spec.seed, key, lo, hi, 1, n_trials)   # one trial per chunk
+            vals[c] = moments[:, idx[c], 0] / p.metrics[idx[c]].scale
+            if on_trials is not None:
+                on_trials(hi - lo)
+            interrupt.check()
+        b = batch_of[lo:hi]
+        for c in range(n):
+            metric_sums[c] += np.bincount(b, weights=vals[c], minlength=n_batches)
+        for i in range(n):
+            for j in range(i + 1, n):
+                d = sign * (vals[i] - vals[j])
+                sums[i, j] += np.bincount(b, weights=(d > 0) + 0.5 * (d == 0), minlength=n_batches)
+    for i in range(n):
+        sums[i, i] = sizes / 2
+        for j in range(i + 1, n):
+            sums[j, i] = sizes - sums[i, j]
+    notes = list(dict.fromkeys(note for p in preps for note in p.notes))
+    better = "higher" if spec.better == "higher" else "lower"
+    notes.insert(0, f"field: each contender runs alone on the same random streams (trial t of every contender "
+                    f"uses the same numbers), {n_trials:,} trials; cell = P(row's {metric} is {better} than the "
+                    f"column's in the same trial) + P(equal) / 2")
+    return Matchup(sc, spec, "field", [c.name for c in cs], [unwrap(c.params)[0] for c in cs], n_trials, sums, sizes,
+                   f"P(row's {metric} {better} than column's, same trial) + P(tie) / 2", [], _union(preps),
+                   _union(preps, True), _data_files(preps), notes, metric_sums=metric_sums,
+                   kernel_trials=n * n_trials)
+
+
+# ----------------------------------------------------------------------------- analysis
+def balanced_batches(m: Matchup) -> tuple[np.ndarray, np.ndarray]:
+    """(wins[i, j, batch], games[batch]): what i scored against j per batch, both seats played
+    (seated: ``M[i, j]`` sums + the seat-B score of i in ``M[j, i]``; field: the sums)."""
+    if m.mode == "seated":
+        wins = m.sums + (m.sizes[None, None, :] - np.transpose(m.sums, (1, 0, 2)))
+        return wins, 2 * m.sizes
+    return m.sums, m.sizes
+
+
+def score_matrix(m: Matchup) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(seat-balanced score P, its CI low, CI high) per ordered pair."""
+    wins, games = balanced_batches(m)
+    p = np.full((m.n, m.n), np.nan)
+    lo, hi = p.copy(), p.copy()
+    for i in range(m.n):
+        for j in range(m.n):
+            p[i, j], _, lo[i, j], hi[i, j] = batch_ci(wins[i, j], games)
+    return p, lo, hi
+
+
+def cells_table(m: Matchup) -> list[dict]:
+    """One row per ordered pair: the cell mean with its CI (seat A's score when seated), the
+    seat-balanced score with its CI and, seated, the seat advantage M[i, j] + M[j, i] - 1."""
+    p, plo, phi = score_matrix(m)
+    rows = []
+    for i in range(m.n):
+        for j in range(m.n):
+            mean, se, lo, hi = batch_ci(m.sums[i, j], m.sizes)
+            row = {"a": m.names[i], "b": m.names[j], "mean": mean, "se": se, "ci_low": lo, "ci_high": hi,
+                   "trials": int(m.sizes.sum()), "ci_crosses_half": bool(lo <= 0.5 <= hi),
+                   "balanced": p[i, j], "balanced_ci_low": plo[i, j], "balanced_ci_high": phi[i, j]}
+            if m.mode == "seated":
+                adv = m.sums[i, j] + m.sums[j, i] - m.sizes
+                row["seat_advantage"], _, row["seat_advantage_ci_low"], row["seat_advantage_ci_high"] = \
+                    batch_ci(adv, m.sizes)
+            rows.append(row)
+    return rows
+
+
+def symmetry_checks(m: Matchup) -> list[dict]:
+    """Seated: each contender against itself (seat A's score should be 1/2 where the game is
+    symmetric: checked against its CI). Field: trivially 1/2."""
+    out = []
+    for i, name in enumerate(m.names):
+        mean, _, lo, hi = batch_ci(m.sums[i, i], m.sizes)
+        out.append({"contender": name, "mean": mean, "ci_low": lo, "ci_high": hi,
+                    "ok": bool(lo <= 0.5 <= hi)})
+    return out
+
+
+@dataclass
+class Ratings:
+    names: list[str]
+    reference: str
+    theta: np.ndarray                # log-strength minus the reference's
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    se_bootstrap: np.ndarray
+    se_fisher: np.ndarray            # assumes independent games (the cells share random numbers)
+    resamples: int
+    prior: bool                      # pseudo-draws added (the MLE would not exist)
+
+    def rows(self, m: Matchup) -> list[dict]:
+        p, _, _ = score_matrix(m)
+        out = []
+        for r, i in enumerate(np.argsort(-self.theta, kind="stable")):
+            others = [j for j in range(len(self.names)) if j != i]
+            out.append({"rank": r + 1, "contender": self.names[i], "rating": float(self.theta[i]),
+                        "ci_low": float(self.ci_low[i]), "ci_high": float(self.ci_high[i]),
+                        "se_bootstrap": float(self.se_bootstrap[i]), "se_fisher_independent": float(self.se_fisher[i]),
+                        "p_beats_reference": float(0.5 * (1 + math.tanh(self.theta[i] / 2))),   # logistic
+                        "mean_score_vs_field": float(np.mean(p[i, others])),
+                        "cost": m.costs[i].value if m.costs else None})
+        return out
+
+
+def _fit(wins: np.ndarray, games: np.ndarray, prior: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Bradley–Terry of ``wins`` over ``games`` (matrices); ``prior``: one virtual draw per pair
+    (half a win each way), when the MLE would not exist."""
+    off = 1 - np.eye(wins.shape[0])
+    return bradley_terry(wins + 0.5 * off, games + off) if prior else bradley_terry(wins, games)
+
+
+def ratings(m: Matchup, resamples: int | None = None, seed: int | None = None) -> Ratings:
+    """Bradley–Terry fit of the seat-balanced scores, relative to the reference contender, with
+    percentile CIs from resampling the paired batches (jointly for all cells)."""
+    wins_b, games_b = balanced_batches(m)
+    return fit_ratings(wins_b, games_b, m.names, m.reference,
+                       m.spec.bootstrap if resamples is None else resamples, m.sc.spec.seed if seed is None else seed)
+
+
+def fit_ratings(wins_b: np.ndarray, games_b: np.ndarray, names: list[str], reference: int, resamples: int,
+                seed: int) -> Ratings:
+    """Bradley–Terry ratings from per-batch scores ``wins_b[i, j, batch]`` over ``games_b[batch]``
+    games per ordered pair and batch (see :func:`ratings`)."""
+    n = len(names)
+    off = 1 - np.eye(n)
+    wins = wins_b.sum(axis=2) * off
+    games = float(games_b.sum())
+    prior = not ford_connected(wins)
+    theta, cov = _fit(wins, games * off, prior)
+    rel = theta - theta[reference]
+    # SE of theta_i - theta_ref from the constrained Fisher covariance
+    var = np.diag(cov) + cov[reference, reference] - 2 * cov[:, reference]
+    se_f = np.sqrt(np.clip(var, 0, None))
+    counts = bootstrap_counts(wins_b.shape[2], resamples, seed)
+    boot = np.empty((resamples, n))
+    for r in range(resamples):
+        w = np.tensordot(wins_b, counts[r], axes=([2], [0])) * off
+        t, _ = _fit(w, float(counts[r] @ games_b) * off, prior)
+        boot[r] = t - t[reference]
+    if resamples:
+        lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
+        se_b = boot.std(axis=0, ddof=1) if resamples > 1 else np.full(n, np.nan)
+    else:
+        lo = hi = se_b = np.full(n, np.nan)
+    return Ratings(list(names), names[reference], rel, lo, hi, se_b, se_f, resamples, prior)
+
+
+# ----------------------------------------------------------------------------- costs
+def _dw_duel_cost(sc, side: dict) -> Cost:
+    """Sum of the fleet profiles' ``points`` x count (profiles of fleets/*.yaml)."""
+    from analyzer.games.dystopian_wars.data import GameData
+    ctx = sc.context(sc.points[0])
+    gd = GameData(ctx, profiles=True)
+    total = 0.0
+    for s_i, sq in enumerate(side["squadrons"]):
+        for e_i, e in enumerate(sq["models"]):
+            prof = gd.profile(e["profile"], f"squadrons[{s_i}].models[{e_i}].profile")
+            if "points" not in prof:
+                return Cost(None, f"profile {e['profile']} has no points")
+            gd.use_profile(e["profile"], "points")
+            total += float(prof["points"]) * int(e.get("count", 1))
+    gd.finish()
+    return Cost(total, "fleet profile points x count", [ph.as_dict() for ph in ctx.placeholders])
+
+
+def _bn_firefight_cost(sc, side: dict) -> Cost:
+    """A scenario list's points by the list rules (source "LISTAS DISPONIBLES"), or the figure
+    lines' points (AR soldier of the quality + leadership + weapon upgrades) and extras."""
+    from analyzer.games.breaking_news.data import BNData
+    from analyzer.games.breaking_news.lists import extra_points, line_points, scenario_list_points
+    point = sc.points[0]
+    bn = BNData(sc.context(point))
+    if side.get("list"):
+        total, _ = scenario_list_points(bn, side["list"], point.rules)
+        extras = []
+        how = f"scenario list {side['list']} (list rules)"
+    else:
+        total = sum(line_points(bn, {"n": ln.get("n", 1), "weapons": ln.get("weapons", ["assault_rifle"]),
+                                     "leadership": ln.get("leadership", 0)}, ln.get("quality") or side["quality"],
+                                point.rules) for ln in side["figures"])
+        extras = side.get("extras") or []
+        how = "figure lines (list rules)"
+    total += sum(extra_points(bn, {"extra": e}) for e in extras)
+    return Cost(float(total), how, [ph.as_dict() for ph in bn.used])
+
+
+def _uboat_campaign_cost(sc, overrides: dict) -> Cost:
+    """The fleet's SO purchase cost (card levels, advanced torpedoes, missions), as the
+    campaign question computes it."""
+    from analyzer.games.uboat_leader.campaign_compile import compile_campaign
+    from analyzer.games.uboat_leader.data import GameData
+    cell = scenario_mod.load(sc.path, sweep={p: [v] for p, v in overrides.items()})
+    point = cell.points[0]
+    ctx = cell.context(point)
+    gd = GameData(ctx)
+    arrays = compile_campaign(point.params, ctx, gd)
+    return Cost(float(arrays.fleet_cost), f"SO purchase cost (of {arrays.so_total:g} SO)",
+                [ph.as_dict() for ph in gd.used if "cost" in ph.path])
+
+
+#: where a contender's points cost comes from when the file gives no ``cost`` (docs/balance.md)
+COST_READERS: dict[tuple[str, str], Callable] = {
+    ("dystopian_wars", "duel"): _dw_duel_cost,
+    ("breaking_news", "firefight"): _bn_firefight_cost,
+    ("uboat_leader", "campaign"): _uboat_campaign_cost,
+}
+
+
+def contender_costs(sc, spec: MatchupSpec, cs: list[ContenderSpec], mode: str) -> list[Cost]:
+    out = []
+    reader = COST_READERS.get((sc.spec.game, sc.spec.question))
+    for i, c in enumerate(cs):
+        if c.cost is not None:
+            value, found = unwrap(c.cost, f"contenders[{i}].cost", str(sc.path))
+            out.append(Cost(float(value), "file", [ph.as_dict() for ph in found]))
+        elif reader is not None:
+            try:
+                out.append(reader(sc, unwrap(c.side if mode == "seated" else c.params)[0]))
+            except (DataError, ScenarioError, KeyError, TypeError, ValueError) as e:
+                out.append(Cost(None, f"not readable: {e}"))
+        else:
+            out.append(Cost(None))
+    return out
+
+
+# ----------------------------------------------------------------------------- fair cost
+def _dw_scale(sc, side: dict, copies: int) -> dict:
+    """``copies`` copies of a DW side: every model entry's count times ``copies``; the fleet
+    commodore stays one model (the other copies are plain models of its profile)."""
+    side = copy.deepcopy(side)
+    for sq in side["squadrons"]:
+        models = []
+        for e in sq["models"]:
+            if e.get("commodore"):
+                models.append(e)
+                models.append({**e, "commodore": False, "count": int(e.get("count", 1)) * copies - 1})
+            else:
+                models.append({**e, "count": int(e.get("count", 1)) * copies})
+        sq["models"] = [e for e in models if e.get("count", 1) > 0]
+    return side
+
+
+def _bn_scale(sc, side: dict, copies: int) -> dict:
+    """``copies`` copies of a Breaking News team (a scenario list is first written out as its
+    figures): every line's figures times ``copies``; the team leader stays one figure."""
+    from analyzer.games.breaking_news.data import BNData
+    from analyzer.games.breaking_news.lists import scenario_list_figures
+    side = copy.deepcopy(side)
+    if side.get("list"):
+        quality, figs, extras = scenario_list_figures(BNData(sc.context(sc.points[0])), side.pop("list"))
+        # the list's extras that act in a firefight (as firefight.side_figures keeps them)
+        side.update(quality=quality, extras=side.get("extras", [e for e in extras if e in ("ambush", "motivation")]),
+                    figures=[{"n": 1, "weapons": list(f.weapons), "leadership": f.leadership, "leader": f.leader,
+                              "quality": f.quality} for f in figs])
+    lines = []
+    for ln in side["figures"]:
+        n = int(ln.get("n", 1))
+        if ln.get("leader"):
+            lines += [{**ln, "n": 1}] + ([{**ln, "leader": False, "n": n * copies - 1}] if n * copies > 1 else [])
+        else:
+            lines.append({**ln, "n": n * copies})
+    side["figures"] = lines
+    return side
+
+
+#: how a force is scaled for the fair cost, per question (docs/balance.md); absent: not scalable
+SCALERS: dict[tuple[str, str], Callable] = {
+    ("dystopian_wars", "duel"): _dw_scale,
+    ("breaking_news", "firefight"): _bn_scale,
+}
+NOT_SCALABLE = {("uboat_leader", "campaign"): "U-Boat Leader fleets cannot be scaled: each U-boat at most once, "
+                                              "within the sheet's SO (campaign spec §14.2)"}
+
+
+def _parity(scores: np.ndarray) -> float:
+    """Copies at which ``scores`` (score at 1, 2, ... copies, moving towards 1/2 from its first
+    value) crosses 1/2, interpolated linearly in log-odds between whole copies (Bradley–Terry
+    strengths add in log-odds); nan if it never does."""
+    logit = np.log(np.clip(scores, 1e-6, 1 - 1e-6)) - np.log(np.clip(1 - scores, 1e-6, 1 - 1e-6))
+    below = scores[0] < 0.5
+    for k in range(1, scores.shape[0]):
+        if (scores[k] >= 0.5) == below:
+            l0, l1 = logit[k - 1], logit[k]
+            return float(k + l0 / (l0 - l1)) if l1 != l0 else float(k + 1)
+    return math.nan
+
+
+def fair_costs(m: Matchup, key: int, on_trials=None) -> list[FairCost]:
+    """Per contender X, the cost at which it would be at parity with the reference R at R's budget.
+
+    If X scores under 1/2 against R, X's force is scaled up (2, 3, ... copies, at most
+    ``matchup.max_scale``) until it scores 1/2 or more; the copies at parity ``k*`` come from
+    interpolating the seat-balanced score between whole copies (:func:`_parity`), and X's fair
+    cost is ``cost(R) / k*``. If X scores over 1/2, R is scaled up instead and X's fair cost is
+    ``k* x cost(R)``. Every evaluation runs on the matchup's random streams; the CI comes from
+    resampling the paired batches (jointly over the evaluated copies) and repeating the
+    interpolation: it covers the Monte-Carlo noise, not the interpolation between whole copies.
+    Seated mode only, for games whose forces can be scaled (:data:`SCALERS`)."""
+    game_q = (m.sc.spec.game, m.sc.spec.question)
+    ref = m.reference
+    scale = SCALERS.get(game_q)
+    out = []
+    wins, games = balanced_batches(m)
+    counts = bootstrap_counts(m.sizes.shape[0], m.spec.bootstrap, m.sc.spec.seed + 1)
+    for i, name in enumerate(m.names):
+        cost = m.costs[i].value if m.costs else None
+        fc = FairCost(name, cost, "n/a")
+        if i == ref:
+            fc.method, fc.fair_cost, fc.note = "reference", cost, "the reference"
+        elif m.mode != "seated":
+            fc.note = NOT_SCALABLE.get(game_q, "fair cost needs a seated matchup (forces meeting in two seats)")
+        elif scale is None:
+            fc.note = NOT_SCALABLE.get(game_q, f"no force scaling is defined for {game_q[0]}/{game_q[1]}")
+        elif cost is None or m.costs[ref].value is None:
+            fc.note = "no points cost for this contender or the reference (give cost: in the file)"
+        else:
+            _search(m, fc, i, ref, scale, key, wins[i, ref], games, counts, on_trials)
+        out.append(fc)
+    return out
+
+
+def _search(m: Matchup, fc: FairCost, i: int, ref: int, scale, key: int, wins_1: np.ndarray, games: np.ndarray,
+            counts: np.ndarray, on_trials) -> None:
+    c_ref = m.costs[ref].value
+    s1 = float(wins_1.sum() / games.sum())
+    up_x = s1 < 0.5
+    fc.method = "scale contender" if up_x else "scale reference"
+    curve = [wins_1]                                   # per-batch score of X (scaled) over R (scaled)
+    for k in range(2, m.spec.max_scale + 1):
+        try:
+            x = scale(m.sc, m.values[i], k) if up_x else m.values[i]
+            r = m.values[ref] if up_x else scale(m.sc, m.values[ref], k)
+            preps = _load_cells(m.sc, m.spec.seats, [(x, r), (r, x)], m.trials)
+        except (ScenarioError, DataError) as e:      # e.g. past the kernel's model cap
+            fc.note = f"stopped at {k} copies: {e}"
+            break
+        scores, _ = _seated_scores(preps, m.sc, m.spec, key, m.trials, on_trials)
+        m.kernel_trials += 2 * m.trials
+        curve.append(scores[0] + (m.sizes - scores[1]))
+        s = float(curve[-1].sum() / games.sum())
+        if (s >= 0.5) == up_x:
+            break
+    sums = np.stack(curve)                             # [copies, batch]
+    for k in range(sums.shape[0]):
+        mean, _, lo, hi = batch_ci(sums[k], games)
+        fc.curve.append({"copies": k + 1, "scaled": "contender" if up_x else "reference", "score": mean,
+                         "ci_low": lo, "ci_high": hi})
+    fc.parity = _parity(sums.sum(axis=1) / games.sum())
+    if math.isnan(fc.parity):
+        fc.parity = None
+        fc.note = fc.note or f"no parity within {sums.shape[0]} copies (matchup.max_scale)"
+        return
+    boot = np.array([_parity((sums @ c) / (games @ c)) for c in counts])
+    to_cost = (lambda k: c_ref / k) if up_x else (lambda k: c_ref * k)
+    fc.fair_cost = float(to_cost(fc.parity))
+    missing = np.isnan(boot).mean() if boot.size else 1.0
+    if boot.size and missing <= 0.025:
+        lo, hi = np.nanpercentile(boot, [2.5, 97.5])
+        fc.parity_ci = (float(lo), float(hi))
+        a, b = to_cost(lo), to_cost(hi)
+        fc.ci_low, fc.ci_high = float(min(a, b)), float(max(a, b))
+    else:
+        fc.note = (fc.note + "; " if fc.note else "") + (f"{missing:.0%} of the bootstrap resamples find no parity "
+                                                         f"within the copies tried: CI open")
+
+
+# ----------------------------------------------------------------------------- outputs
+def document(m: Matchup, r: Ratings) -> dict:
+    """Everything ``matchup --json`` prints and ``matchup.json`` holds."""
+    from analyzer.outputs import _json_value
+    sym = symmetry_checks(m) if m.mode == "seated" else []
+    notes = list(m.notes)
+    if r.prior:
+        notes.append("a contender won (or lost) every trial against the rest: the Bradley–Terry MLE does not exist; "
+                     "one virtual draw per pair was added")
+    for s in sym:
+        if not s["ok"]:
+            notes.append(f"{s['contender']} against itself: seat A scores {s['mean']:.4f} [95% CI {s['ci_low']:.4f}, "
+                         f"{s['ci_high']:.4f}], not 1/2: the seats are not symmetric (rule options or seat settings)")
+    cost_ph = [dict(ph, contender=m.names[i]) for i, c in enumerate(m.costs) for ph in c.placeholders]
+    for i, c in enumerate(m.costs):
+        if c.placeholders:
+            notes.append(f"cost of {m.names[i]} ({c.value:g}) uses {len(c.placeholders)} PLACEHOLDER value(s)")
+    return _json_value({
+        "scenario": m.sc.name, "game": m.sc.spec.game, "question": m.sc.spec.question, "mode": m.mode,
+        "seed": m.sc.spec.seed, "trials_per_pair": m.trials, "batches": int(m.sizes.shape[0]),
+        "cell": m.outcome, "contenders": [{"name": n, "value": v, "cost": c.value, "cost_source": c.source,
+                                          "cost_placeholders": c.placeholders}
+                                         for n, v, c in zip(m.names, m.values, m.costs)],
+        "reference": r.reference, "matchups": cells_table(m), "symmetry": sym,
+        "ratings": r.rows(m), "rating_model": {"model": "Bradley-Terry, P(i beats j) = 1/(1+exp(r_j - r_i)), "
+                                               "r relative to the reference", "ci": f"percentile, {r.resamples} "
+                                               "bootstrap resamples of the paired batches", "prior": r.prior},
+        "field_means": [dict(zip(("contender", "mean", "se", "ci_low", "ci_high"), (n, *batch_ci(m.metric_sums[i],
+                                                                                                  m.sizes))))
+                        for i, n in enumerate(m.names)] if m.metric_sums is not None else [],
+        "fair_cost": [f.row() | {"curve": f.curve} for f in m.fair] if m.fair is not None else None,
+        "placeholders": m.placeholders, "cost_placeholders": cost_ph, "example_values": m.example_values,
+        "notes": notes})
+
+
+def write(m: Matchup, r: Ratings, out_root: Path, *, threads: int, formats: tuple[str, ...] = ("png",)) -> Path:
+    """``<out>/<scenario>-matchup/<run-id>/``: matchups.parquet (one row per ordered pair),
+    ratings.parquet, fair_cost.parquet (with --fair-cost), matchup.json, the matrix heatmap, the
+    ranking plot (and the fair-cost plot), manifest.json and report.html; built under a
+    temporary name and renamed into place."""
+    import pandas as pd
+
+    from analyzer import outputs, paths
+    from analyzer.balance import manifest, report_page
+    doc = document(m, r)
+    tmp, final = outputs.new_run_dir(Path(out_root), f"{m.sc.name}-matchup", m.sc.digest)
+    try:
+        outputs.write_parquet(pd.DataFrame(doc["matchups"]), tmp / "matchups.parquet")
+        outputs.write_parquet(pd.DataFrame(doc["ratings"]), tmp / "ratings.parquet")
+        if m.fair is not None:
+            outputs.write_parquet(pd.DataFrame([f.row() for f in m.fair]), tmp / "fair_cost.parquet")
+        outputs.write_json(doc, tmp / "matchup.json")
+        import matplotlib.pyplot as plt
+        for stem, fig in figures(doc):
+            for fmt in formats:
+                paths.write_atomic(tmp, f"{stem}.{fmt}", lambda fh: fig.savefig(fh, format=fmt, bbox_inches="tight"))
+            plt.close(fig)
+        man = manifest(m.sc, kind="matchup", trials=m.kernel_trials, wall_seconds=m.wall_seconds, threads=threads,
+                       data_files=m.data_files, extra={"mode": m.mode, "contenders": m.names})
+        outputs.write_json(man, tmp / "manifest.json")
+        html = report_page(f"{m.sc.name}: matchup", f"{doc['game']} / {doc['question']} · {m.mode} · "
+                           f"{m.trials:,} trials per pair · seed {m.sc.spec.seed}", _report_sections(doc), tmp, doc,
+                           man).encode("utf-8")
+        paths.write_atomic(tmp, "report.html", lambda fh: fh.write(html))
+        return outputs.commit_run_dir(tmp, final)
+    except BaseException:
+        outputs.discard_run_dir(tmp)
+        raise
+
+
+def _report_sections(doc: dict) -> list[str]:
+    from analyzer import report as rp
+    parts = ["<h2>Ratings</h2><p>" + rp._e(doc["rating_model"]["model"]) + "; " + rp._e(doc["rating_model"]["ci"])
+             + "</p>", rp._table(["rank", "contender", "rating", "95% CI low", "95% CI high", "P(beats reference)",
+                                  "mean score vs field", "cost"],
+                                 [[x["rank"], x["contender"], x["rating"], x["ci_low"], x["ci_high"],
+                                   x["p_beats_reference"], x["mean_score_vs_field"], x["cost"]]
+                                  for x in doc["ratings"]], numeric_from=2),
+             "<h2>Matchups</h2><p>" + rp._e(doc["cell"]) + "</p>",
+             rp._table(["A", "B", "mean", "95% CI low", "95% CI high", "seat-balanced", "CI crosses 1/2"],
+                       [[x["a"], x["b"], x["mean"], x["ci_low"], x["ci_high"], x["balanced"], x["ci_crosses_half"]]
+                        for x in doc["matchups"]], numeric_from=2)]
+    if doc["symmetry"]:
+        parts += ["<h2>Each contender against itself</h2>", rp._table(
+            ["contender", "seat A score", "95% CI low", "95% CI high", "contains 1/2"],
+            [[s["contender"], s["mean"], s["ci_low"], s["ci_high"], s["ok"]] for s in doc["symmetry"]], 1)]
+    if doc["fair_cost"]:
+        parts += ["<h2>Fair cost against the reference</h2>", rp._table(
+            ["contender", "cost", "method", "copies at parity", "fair cost", "95% CI low", "95% CI high", "change",
+             "note"], [[f["contender"], f["cost"], f["method"], f["parity_copies"], f["fair_cost"],
+                        f["fair_cost_ci_low"], f["fair_cost_ci_high"], f["cost_change"], f["note"]]
+                       for f in doc["fair_cost"]], 1)]
+    return parts
+
+
+def figures(doc: dict) -> list:
+    """(stem, figure): the matrix heatmap, the ranking and, with fair costs, the fair-cost plot."""
+    out = [("matchup_matrix", matrix_figure(doc)), ("ratings", ratings_figure(doc))]
+    if doc["fair_cost"] and any(f["fair_cost"] is not None and f["method"] != "reference" for f in doc["fair_cost"]):
+        out.append(("fair_cost", fair_cost_figure(doc)))
+    return out
+
+
+def matrix_figure(doc: dict):
+    """Rows beat columns: the cell mean (seat A's score when seated), hatched and marked '~'
+    where the cell's 95% CI contains 1/2."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from analyzer.balance import footer
+    from analyzer.plots import STYLE
+    names = [c["name"] for c in doc["contenders"]]
+    n = len(names)
+    cell = {(x["a"], x["b"]): x for x in doc["matchups"]}
+    vals = np.array([[cell[(a, b)]["mean"] for b in names] for a in names])
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(2.2 + 0.9 * n, 1.8 + 0.75 * n))
+        im = ax.imshow(vals, cmap="RdBu", vmin=0, vmax=1)
+        ax.grid(False)
+        ax.set_xticks(range(n), names, rotation=30, ha="right", fontsize=8)
+        ax.set_yticks(range(n), names, fontsize=8)
+        for i, a in enumerate(names):
+            for j, b in enumerate(names):
+                x = cell[(a, b)]
+                crosses = x["ci_crosses_half"]
+                if crosses:
+                    ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///", ec="gray", lw=0))
+                if n <= 12:
+                    ax.text(j, i, f"{x['mean']:.2f}{'~' if crosses else ''}\n±{(x['ci_high'] - x['ci_low']) / 2:.2f}",
+                            ha="center", va="center", fontsize=7,
+                            color="white" if abs(x["mean"] - 0.5) > 0.3 else "black")
+        seat = " (row in seat A)" if doc["mode"] == "seated" else ""
+        ax.set_xlabel("column (opponent)")
+        ax.set_ylabel(f"row{seat}")
+        fig.colorbar(im, ax=ax, label="score of the row against the column")
+        import textwrap
+        ax.set_title(f"{doc['scenario']}: who beats whom?\n" + textwrap.fill(
+            f"cell = {doc['cell']}; hatched and ~: 95% CI contains 1/2", 40 + 8 * n), fontsize=8)
+        footer(fig, doc, "monte_carlo", "matchup.json")
+    return fig
+
+
+def ratings_figure(doc: dict):
+    """Bradley–Terry rating of each contender (relative to the reference) with its 95% CI."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from analyzer.balance import footer
+    from analyzer.plots import STYLE
+    rows = doc["ratings"]
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(7, 1.4 + 0.45 * len(rows)))
+        ys = np.arange(len(rows))[::-1]
+        for y, x in zip(ys, rows):
+            ax.errorbar(x["rating"], y, xerr=[[x["rating"] - x["ci_low"]], [x["ci_high"] - x["rating"]]], fmt="o",
+                        color="tab:red" if x["contender"] == doc["reference"] else "tab:blue", capsize=3)
+            cost = f", cost {x['cost']:g}" if x.get("cost") is not None else ""
+            ax.annotate(f"  P(beats {doc['reference']}) {x['p_beats_reference']:.2f}{cost}", (x["ci_high"], y),
+                        fontsize=7, va="center")
+        ax.set_yticks(ys, [f"{x['rank']}. {x['contender']}" for x in rows], fontsize=8)
+        ax.axvline(0, color="gray", lw=0.8)
+        ax.set_xlabel(f"Bradley–Terry rating relative to {doc['reference']} (log-odds; 95% bootstrap CI)")
+        ax.set_title(f"{doc['scenario']}: ranking of the contenders", fontsize=9)
+        footer(fig, doc, "monte_carlo", "matchup.json")
+    return fig
+
+
+def fair_cost_figure(doc: dict):
+    """Per contender, its cost and the fair cost (parity with the reference) with the CI."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from analyzer.balance import footer
+    from analyzer.plots import STYLE
+    rows = [f for f in doc["fair_cost"] if f["cost"] is not None]
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(7, 1.4 + 0.5 * len(rows)))
+        ys = np.arange(len(rows))[::-1]
+        for y, f in zip(ys, rows):
+            ax.plot(f["cost"], y, "s", color="gray", label="cost" if y == ys[0] else None)
+            if f["fair_cost"] is not None:
+                lo = f["fair_cost_ci_low"] if f["fair_cost_ci_low"] is not None else f["fair_cost"]
+                hi = f["fair_cost_ci_high"] if f["fair_cost_ci_high"] is not None else f["fair_cost"]
+                ax.errorbar(f["fair_cost"], y, xerr=[[f["fair_cost"] - lo], [hi - f["fair_cost"]]], fmt="o",
+                            color="tab:green", capsize=3, label="fair cost (95% CI)" if y == ys[0] else None)
+        ax.set_yticks(ys, [f["contender"] for f in rows], fontsize=8)
+        ax.set_xlabel(f"points: parity with {doc['reference']} at its budget")
+        ax.set_title(f"{doc['scenario']}: what would each contender have to cost?", fontsize=9)
+        ax.legend(fontsize=7)
+        footer(fig, doc, "monte_carlo", "matchup.json")
+    return fig
