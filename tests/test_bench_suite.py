@@ -1,18 +1,42 @@
 """``analyzer bench --quick --json``: every benchmark in one run reports rows with a ratio and
-its target (the figures themselves are not asserted: timings are not tests)."""
+its target (the figures themselves are not asserted: timings are not tests), and every
+question whose kernel runs Monte-Carlo trials has a row."""
 import json
 import subprocess
 import sys
 
-from analyzer import bench_suite
+import numpy as np
+
+from analyzer import bench_kernels, bench_suite
+from analyzer import scenario as scenario_mod
 from analyzer.bench import BENCHMARKS, load_benchmarks
+from analyzer.questions import _REGISTRY, SCENARIO_ROOT, load_games
+from analyzer.runner import prepare_point
 
 KEYS = {"name", "what", "rate", "unit", "reference", "reference_rate", "ratio", "ratio_target", "better", "met",
         "threads"}
 
 
+def monte_carlo_questions() -> list[tuple[str, str]]:
+    """Every registered (game, question) whose prepared point has a kernel, found from the
+    registry and the first point of its first shipped scenario (exact-only questions have none)."""
+    load_games()
+    first_point = {}
+    for path in scenario_mod.expand_targets([str(SCENARIO_ROOT)]):
+        sc = scenario_mod.load(path)
+        first_point.setdefault((sc.spec.game, sc.spec.question), (sc, sc.points[0]))
+    missing = sorted(set(_REGISTRY) - set(first_point))
+    assert not missing, f"questions without a shipped scenario under scenarios/ (to find their kernel): {missing}"
+    return [key for key in sorted(_REGISTRY) if prepare_point(*first_point[key]).kernel is not None]
+
+
 def test_quick_suite_reports_every_kernel_with_ratio_and_target(tmp_path):
     load_benchmarks()
+    kernels = monte_carlo_questions()
+    unbenched = [key for key in kernels if key not in bench_kernels.BENCH_OF_QUESTION]
+    assert not unbenched, f"Monte-Carlo questions without a bench row (add one to analyzer/bench_kernels.py): " \
+                          f"{unbenched}"
+    assert set(bench_kernels.BENCH_OF_QUESTION) <= set(_REGISTRY), "bench rows of questions that do not exist"
     res = subprocess.run([sys.executable, "-c", "from analyzer.cli import main; main()", "bench", "--quick",
                           "--json", "--out", str(tmp_path)], capture_output=True, text=True, timeout=900)
     assert res.returncode == 0, res.stderr[-3000:]
@@ -23,9 +47,32 @@ def test_quick_suite_reports_every_kernel_with_ratio_and_target(tmp_path):
         assert any("ratio" in k for k in r) and any("target" in k for k in r)
     names = [r["name"] for r in rows]
     for bench in BENCHMARKS:                      # every registered benchmark, by its own name
-        assert any(n == bench or n.startswith(bench + ":") or n.startswith("dice-") and bench == "dice"
-                   for n in names), bench
+        assert any(n == bench or n.startswith((bench + ":", bench + "-")) for n in names), bench
+    for key in kernels:                           # every Monte-Carlo kernel of the registry
+        name = bench_kernels.BENCH_OF_QUESTION[key]
+        of_kernel = [r for r in rows if r["name"] == name or r["name"].startswith(name + ":")]
+        assert of_kernel, f"{key}: no row {name!r} in the quick suite"
+        for r in of_kernel:
+            assert r["ratio"] > 0 and r["ratio_target"] > 0 and r["reference_rate"] > 0, r
     for kernel in bench_suite.SCALING_SCENARIOS:  # thread scaling of every kernel
         assert f"threads-{kernel}" in names, kernel
     assert {"memory-trials", *bench_suite.CLI_TARGETS} <= set(names)
     assert (tmp_path / "bench.parquet").is_file() and (tmp_path / "bench_ratios.png").is_file()
+
+
+def test_numpy_references_of_the_dice_rows_match_the_exact_answer():
+    """The numpy rules the dice-count and dice-roll-under rows are timed against compute the same
+    metrics as the questions: their means agree with the exact distribution within 5 standard
+    errors (fixed seed)."""
+    n = 200_000
+    for name, (question, rel, at, numpy_fn, _) in bench_kernels.DICE_BENCHES.items():
+        sc = scenario_mod.load(SCENARIO_ROOT / rel)
+        point = sc.points[bench_kernels.point_index(sc, at)]
+        prep = prepare_point(sc, point)
+        hist, sums = numpy_fn(np.random.default_rng(5), n, n_bins=prep.n_bins, **point.params.model_dump())
+        assert hist.sum(axis=1).tolist() == [n] * len(prep.metrics), name
+        exact = prep.exact()
+        for m, metric in enumerate(prep.metrics):
+            mean = sums[m, 0] / n
+            se = np.sqrt(max(sums[m, 1] / n - mean ** 2, 1e-12) / n)
+            assert abs(mean - exact[metric.name].mean) <= 5 * se, (name, metric.name, mean, exact[metric.name].mean)
