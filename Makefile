@@ -18,12 +18,14 @@ setup: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/analyzer run $(DEMO)
 
+# two worker processes (the machine's 2 cores): most of a cold run is numba compiling, one
+# kernel at a time per process; the Dask tests stay in one worker (--dist loadgroup)
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
 
 # every kernel-vs-reference comparison at the size that resolves a 1-point shift (long)
 test-full: $(STAMP)
-	ANALYZER_FULL_REFERENCE=1 $(BIN)/python -m pytest -q
+	ANALYZER_FULL_REFERENCE=1 $(BIN)/python -m pytest -q -n 2 --dist loadgroup
 
 bench: $(STAMP)
 	$(BIN)/analyzer bench dice
@@ -35,3 +37,16 @@ clean:
 # from other modules: after editing kernels/, clear the cache before trusting a run.
 clean-cache:
 	find kernels analyzer -name '*.nbi' -delete -o -name '*.nbc' -delete
+
+# generated documentation (analyzer/docgen.py): `docs` rewrites docs/scenarios.md and the README's
+# generated blocks (CLI reference, gallery table); `gallery` re-runs the gallery's shipped scenarios
+# into docs/gallery/*.png; `notebooks` re-executes notebooks/*.ipynb in place with full trial counts
+.PHONY: docs gallery notebooks
+docs: $(STAMP)
+	$(BIN)/python -m analyzer.docgen docs
+
+gallery: $(STAMP)
+	$(BIN)/python -m analyzer.docgen gallery
+
+notebooks: $(STAMP)
+	$(BIN)/python -m analyzer.docgen notebooks

@@ -12,8 +12,9 @@ import numba
 from analyzer import outputs, plots, questions, report, scenario as scenario_mod
 from analyzer.errors import ScenarioError
 from analyzer.questions import Prepared
-from analyzer.runner import (MIN_PAIRED_BATCHES, PointResult, exact_point, paired_chunk_size, paired_summary,
-                             prepare_point, simulate_point, stream_key, summarize)
+from analyzer.runner import (CHUNK_TRIALS, MIN_PAIRED_BATCHES, PointResult, exact_point, paired_chunk_size,
+                             paired_summary, point_chunks, point_key, prepare_point, simulate_point, stream_key,
+                             summarize)
 from analyzer.scenario import Scenario
 from analyzer.stats import MetricSummary
 
@@ -54,20 +55,30 @@ def check_plots(scenario: Scenario, prepared: Prepared) -> None:
 
 
 def run(scenario: Scenario, *, progress: ProgressFactory | None = None,
-        checkpoint: "RunCheckpoint | None" = None, prepared: list[Prepared] | None = None) -> list[PointResult]:
+        checkpoint: "RunCheckpoint | None" = None, prepared: list[Prepared] | None = None,
+        backend=None) -> list[PointResult]:
     """Monte-Carlo every sweep point (all points are compiled first: errors come early).
 
     With a ``checkpoint`` (:class:`analyzer.checkpoint.RunCheckpoint`) each point's sums are
     saved as it runs and when it is done, and points it already holds are continued (or,
     when done, taken as they are): the results are those of an uninterrupted run.
-    ``prepared``: the points already compiled (by :func:`prepare_point`), if the caller has them."""
+    ``prepared``: the points already compiled (by :func:`prepare_point`), if the caller has them.
+    ``backend``: where the chunks run (:mod:`analyzer.backends`; default this process); the
+    results do not depend on it."""
     if prepared is None:
         prepared = [prepare_point(scenario, p) for p in scenario.points]
     check_plots(scenario, prepared[0])
     tick = progress(scenario.name, _planned_trials(scenario)) if progress else None
+    states = [checkpoint.load_point(point.index, prep) if checkpoint is not None else None
+              for point, prep in zip(scenario.points, prepared)]
+    if backend is not None:              # a cluster queues every point's work up front
+        n_trials, n_chunks = point_chunks(scenario)
+        backend.prefetch([(prep, scenario.spec.seed, point_key(scenario, point),
+                           state.next_chunk if state is not None else 0, n_chunks, CHUNK_TRIALS, n_trials)
+                          for point, prep, state in zip(scenario.points, prepared, states)
+                          if state is None or not state.done])
     results = []
-    for point, prep in zip(scenario.points, prepared):
-        state = checkpoint.load_point(point.index, prep) if checkpoint is not None else None
+    for point, prep, state in zip(scenario.points, prepared, states):
         if state is not None and state.done:
             if tick:
                 tick(state.acc.trials)
@@ -76,7 +87,7 @@ def run(scenario: Scenario, *, progress: ProgressFactory | None = None,
         prior = state.seconds if state is not None else 0.0
         t0 = time.perf_counter()
         acc, _, _ = simulate_point(
-            scenario, point, prep, on_progress=tick,
+            scenario, point, prep, on_progress=tick, backend=backend,
             resume=(state.acc, state.next_chunk) if state is not None else None,
             on_checkpoint=checkpoint.saver(point.index, t0, prior) if checkpoint is not None else None)
         seconds = prior + time.perf_counter() - t0
@@ -88,7 +99,7 @@ def run(scenario: Scenario, *, progress: ProgressFactory | None = None,
 
 def run_to_folder(scenario: Scenario, out_root: Path | None, *, threads: int,
                   formats: tuple[str, ...] = ("png",), progress: ProgressFactory | None = None,
-                  resume: Path | None = None) -> tuple[Path, dict]:
+                  resume: Path | None = None, backend=None) -> tuple[Path, dict]:
     """Monte-Carlo a scenario into a checkpointed run folder; returns (folder, summary).
 
     A new run creates ``<out_root>/<scenario>/<run-id>/`` at once, marked incomplete, and saves
@@ -106,10 +117,11 @@ def run_to_folder(scenario: Scenario, out_root: Path | None, *, threads: int,
         ckpt = RunCheckpoint.open(Path(resume), scenario, prepared)
     try:
         t0 = time.perf_counter()
-        results = run(scenario, progress=progress, checkpoint=ckpt, prepared=prepared)
+        results = run(scenario, progress=progress, checkpoint=ckpt, prepared=prepared, backend=backend)
         wall = time.perf_counter() - t0 + ckpt.restored_seconds     # this session plus earlier ones
         run_dir, summary = write_run(scenario, results, ckpt.run_dir.parent, mode="monte_carlo", threads=threads,
-                                     wall_seconds=wall, formats=formats, into=ckpt.run_dir)
+                                     wall_seconds=wall, formats=formats, into=ckpt.run_dir,
+                                     execution=backend.describe() if backend is not None else None)
     except interrupt.RunInterrupted as e:
         ckpt.release()
         e.run_dir = ckpt.run_dir
@@ -143,12 +155,16 @@ def exact(scenario: Scenario) -> list[PointResult]:
 
 def write_run(scenario: Scenario, results: list[PointResult], out_root: Path, *, mode: str,
               threads: int, wall_seconds: float, formats: tuple[str, ...] = ("png",),
-              into: Path | None = None) -> tuple[Path, dict]:
+              into: Path | None = None, execution: dict | None = None) -> tuple[Path, dict]:
     """Write the run folder atomically; returns (folder, summary dict).
 
     The folder is built under a temporary name, then renamed to a new run folder, or, with
-    ``into`` (an incomplete checkpointed run folder), its files moved in, the manifest last."""
-    summary = outputs.summary_dict(scenario, results, mode)
+    ``into`` (an incomplete checkpointed run folder), its files moved in, the manifest last.
+    ``execution``: where the chunks ran (``{"backend", "workers", ...}``; default this process),
+    recorded in summary.json and manifest.json only."""
+    from analyzer.backends import LOCAL
+    execution = execution or LOCAL.describe()
+    summary = outputs.summary_dict(scenario, results, mode, execution=execution)
     if into is None:
         tmp, final = outputs.new_run_dir(Path(out_root), scenario.name, scenario.digest)
     else:
@@ -157,8 +173,8 @@ def write_run(scenario: Scenario, results: list[PointResult], out_root: Path, *,
         outputs.write_parquet(outputs.points_table(results), tmp / "points.parquet")
         outputs.write_parquet(outputs.distributions_table(results), tmp / "distributions.parquet")
         outputs.write_json(summary, tmp / "summary.json")
-        outputs.write_json(outputs.manifest_dict(scenario, results, threads=threads,
-                                                 wall_seconds=wall_seconds, mode=mode), tmp / "manifest.json")
+        outputs.write_json(outputs.manifest_dict(scenario, results, threads=threads, wall_seconds=wall_seconds,
+                                                 mode=mode, execution=execution), tmp / "manifest.json")
         metrics = results[0].metrics
         outputs.write_json({
             "scenario": scenario.name, "game": scenario.spec.game, "question": scenario.spec.question,

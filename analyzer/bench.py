@@ -32,6 +32,9 @@ def load_benchmarks() -> None:
     for info in pkgutil.iter_modules(games.__path__):
         if info.ispkg and importlib.util.find_spec(f"analyzer.games.{info.name}.bench") is not None:
             importlib.import_module(f"analyzer.games.{info.name}.bench")
+    importlib.import_module("analyzer.bench_kernels")  # the rows of the kernels no game bench.py times
+    if importlib.util.find_spec("distributed") is not None:
+        importlib.import_module("analyzer.bench_dask")     # the Dask backend: 1 vs 2 worker processes
 
 
 def register_benchmark(name: str):

@@ -21,12 +21,14 @@ from typing import Callable
 import numba
 
 from analyzer import bench as bench_mod
+from analyzer import bench_kernels
 from analyzer.questions import SCENARIO_ROOT
 
 #: Trials of the kernel side in ``--quick`` mode (the references keep their own small counts).
 QUICK_TRIALS = 200_000
 #: benchmarks whose quick run needs more trials to time anything but overhead
-QUICK_TRIALS_OF = {"dice": 2_000_000, "uboat-loadout": 20_000}
+QUICK_TRIALS_OF = {"dice": 2_000_000, "uboat-loadout": 20_000, "balance-matchup": 10_000}
+QUICK_TRIALS_OF.update(bench_kernels.QUICK_TRIALS)  # the kernel rows of analyzer/bench_kernels.py name their own
 #: Default targets (issue "performance"): a stateful kernel vs its pure-Python reference.
 STATEFUL_TARGET = 300
 THREAD_EFFICIENCY_TARGET = 0.85

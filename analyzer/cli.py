@@ -1,6 +1,7 @@
 """``analyzer``: the command line. Thin: load, validate, call the library, write."""
 from __future__ import annotations
 
+from contextlib import closing
 import json
 import re
 import time
@@ -227,6 +228,15 @@ def run(
     resume: Optional[Path] = typer.Option(None, "--resume", metavar="RUN_DIR",
                                           help="Continue an interrupted run in its folder (same scenario, seed "
                                           "and trials; gives the tables an uninterrupted run gives)."),
+    backend_name: str = typer.Option("local", "--backend", metavar="local|dask",
+                                     help="Where the trials run: 'local' (this process, numba threads) or 'dask' "
+                                     "(tasks on a distributed cluster: an in-process one, or --scheduler's). "
+                                     "Results are identical for the same seed."),
+    scheduler: Optional[str] = typer.Option(None, metavar="tcp://HOST:PORT",
+                                            help="With --backend dask: a running scheduler ('dask scheduler'; "
+                                            "workers started with 'dask worker tcp://HOST:PORT')."),
+    workers: Optional[int] = typer.Option(None, min=1, help="With --backend dask and no --scheduler: worker "
+                                          "processes of the in-process cluster (default 2)."),
 ):
     """Monte-Carlo every sweep point of each scenario and write a run folder per scenario.
 
@@ -234,6 +244,8 @@ def run(
     point's progress; after Ctrl-C, SIGTERM or a crash, 'analyzer run --resume RUN_DIR' continues it."""
     try:
         used_threads = api.set_threads(threads)
+        from analyzer.backends import make_backend
+        backend = make_backend(backend_name, scheduler=scheduler, workers=workers)
     except ValueError as e:
         _fail(str(e))
     if resume is not None:
@@ -257,16 +269,21 @@ def run(
     progress, factory = _progress_factory(not no_progress and not json_out)
     summaries = []
     formats = ("png", "svg") if svg else ("png",)
-    with interrupt.handling():        # Ctrl-C / SIGTERM: stop between kernel calls, never mid-write
+    if backend.name == "dask":
+        try:
+            backend.start()
+        except OSError as e:          # no scheduler at --scheduler, or a cluster that cannot start
+            _fail(f"--backend dask: cannot reach the cluster ({scheduler or 'in-process'}): {e}")
+    with interrupt.handling(), closing(backend):  # Ctrl-C / SIGTERM: stop between kernel calls, never mid-write
         for sc in loaded:
             try:
                 if progress:
                     with progress:
                         run_dir, summary = api.run_to_folder(sc, out, threads=used_threads, formats=formats,
-                                                             progress=factory, resume=resume)
+                                                             progress=factory, resume=resume, backend=backend)
                 else:
                     run_dir, summary = api.run_to_folder(sc, out, threads=used_threads, formats=formats,
-                                                         resume=resume)
+                                                         resume=resume, backend=backend)
             except interrupt.RunInterrupted as e:
                 done = ", ".join(s["run_dir"] for s in summaries) or "none"
                 where = (f"{sc.name} saved, incomplete, in {e.run_dir}; continue it with: "
@@ -398,29 +415,30 @@ def list_(
     json_out: bool = typer.Option(False, "--json", help="Machine-readable listing on stdout."),
 ):
     """Games, questions, parameters (types, defaults, placeholder defaults), rule options, metrics."""
-    from analyzer.catalog import catalog
-    doc = catalog(game)
+    from analyzer.catalog_cache import cached_catalog
+    doc = cached_catalog(game)
     if game is not None and not doc:
         from analyzer.errors import suggest
-        games = questions.games_with_questions()
+        games = sorted(cached_catalog())
         _fail(f"game: unknown game {game!r}{suggest(game, games)}; allowed: {', '.join(games)}")
     if json_out:
         typer.echo(json.dumps(doc, indent=2, default=str))
         return
+    out = Console()              # the listing is the command's output: stdout (pipe it to less or grep)
     for g, qs in doc.items():
-        err.print(f"[bold]{g}[/]")
+        out.print(f"[bold]{g}[/]")
         for q in qs:
-            err.print(f"  [cyan]{q['question']}[/] — {escape(q['summary'])}" + (" \\[exact mode]" if q["exact"] else ""))
+            out.print(f"  [cyan]{q['question']}[/] — {escape(q['summary'])}" + (" \\[exact mode]" if q["exact"] else ""))
             if q.get("metrics"):
-                err.print(f"      metrics (default params): {', '.join(q['metrics'])}", highlight=False)
+                out.print(f"      metrics (default params): {', '.join(q['metrics'])}", highlight=False)
             for p in q["params"]:
                 ph = "  [yellow]PLACEHOLDER default[/]" if p.get("placeholder") else ""
-                err.print(f"      {p['path']}: {escape(p['type'])} = {escape(repr(p['default']))}{ph}  "
+                out.print(f"      {p['path']}: {escape(p['type'])} = {escape(repr(p['default']))}{ph}  "
                           f"{escape(p.get('description', ''))}", highlight=False)
             for o in q["rule_options"]:
                 what_if = (escape(f" [what-if, not a reading of the source: {', '.join(o['what_if'])}]")
                            if o["what_if"] else "")
-                err.print(f"      rules.{o['name']}: {' | '.join(o['values'])} (default {o['default']}){what_if} "
+                out.print(f"      rules.{o['name']}: {' | '.join(o['values'])} (default {o['default']}){what_if} "
                           f"{escape(o['doc'])}", highlight=False)
 
 
@@ -576,6 +594,9 @@ def bench(
         typer.echo(bench_suite.dumps(rows))
     else:
         bench_suite.print_table(rows, err)
+
+
+import analyzer.cli_balance  # noqa: E402,F401  (registers 'matchup' and 'solve': analyzer/cli_balance.py)
 
 
 def main() -> None:  # entry point

@@ -96,7 +96,8 @@ def distributions_table(results: list[PointResult]) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def summary_dict(scenario, results: list[PointResult], mode: str = "monte_carlo") -> dict:
+def summary_dict(scenario, results: list[PointResult], mode: str = "monte_carlo", *,
+                 execution: dict | None = None) -> dict:
     points = []
     for r in results:
         points.append({
@@ -112,6 +113,7 @@ def summary_dict(scenario, results: list[PointResult], mode: str = "monte_carlo"
         })
     return {"scenario": scenario.name, "game": scenario.spec.game, "question": scenario.spec.question,
             "mode": mode, "seed": scenario.spec.seed, "version": __version__,
+            "execution": execution or {"backend": "local", "workers": 1},
             "points": points, "placeholders": unique_placeholders(results),
             "example_values": unique_placeholders(results, examples=True)}
 
@@ -126,7 +128,7 @@ def git_commit() -> str | None:
 
 
 def manifest_dict(scenario, results: list[PointResult], *, threads: int, wall_seconds: float,
-                  mode: str) -> dict:
+                  mode: str, execution: dict | None = None) -> dict:
     import numba
 
     trials = sum(r.trials for r in results)
@@ -135,6 +137,7 @@ def manifest_dict(scenario, results: list[PointResult], *, threads: int, wall_se
         "scenario_file": str(scenario.path), "scenario_sha256": scenario.digest,
         "scenario_text": scenario.text, "seed": scenario.spec.seed, "mode": mode,
         "version": __version__, "git_commit": git_commit(), "threads": threads,
+        "execution": execution or {"backend": "local", "workers": 1},
         "chunk_trials": CHUNK_TRIALS, "wall_seconds": wall_seconds, "trials": trials,
         "trials_per_second": trials / wall_seconds if wall_seconds > 0 and trials else None,
         "python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,

@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import time
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -70,10 +69,6 @@ class PointResult:
     counters: dict[str, int] = field(default_factory=dict)  # kernel counters, summed
 
 
-#: Longest a single kernel call should take: a stop request (Ctrl-C) waits at most about this.
-MAX_CALL_SECONDS = 0.5
-
-
 def _check_precision_metric(scenario: Scenario, prepared: Prepared) -> int:
     names = [m.name for m in prepared.metrics]
     wanted = scenario.spec.precision_metric or scenario.question.primary_metric
@@ -104,14 +99,26 @@ def _stop_if_requested(acc: MetricAccumulator, next_chunk: int, on_checkpoint: C
         raise
 
 
+def point_chunks(scenario: Scenario, chunk_size: int = CHUNK_TRIALS) -> tuple[int, int]:
+    """``(n_trials, n_chunks)`` a point runs at most: its trials, or ``max_trials`` for a precision target."""
+    spec = scenario.spec
+    n_trials = spec.trials if spec.precision is None else (spec.max_trials or DEFAULT_MAX_TRIALS)
+    return n_trials, -(-n_trials // chunk_size)
+
+
 def simulate_point(scenario: Scenario, point: SweepPoint, prepared: Prepared, *,
                    key: int | None = None, on_progress: Callable[[int], None] | None = None,
                    paired_with: Prepared | None = None,
                    chunk_size: int = CHUNK_TRIALS,
                    resume: tuple[MetricAccumulator, int] | None = None,
                    on_checkpoint: CheckpointHook | None = None,
+                   backend=None,
                    ) -> tuple[MetricAccumulator, PairedAccumulator | None, MetricAccumulator | None]:
     """Run the kernel(s) of one point batch by batch.
+
+    The chunks run where ``backend`` puts them (:mod:`analyzer.backends`: this process by
+    default, or a Dask cluster); this function folds the pieces in, in chunk order, and tests a
+    precision target at logical batch ends, so the backend never changes a result.
 
     With ``paired_with`` the other scenario's kernel runs on the same chunk streams and a
     :class:`PairedAccumulator` of B - A is kept (``analyzer compare``, which also passes a
@@ -123,6 +130,7 @@ def simulate_point(scenario: Scenario, point: SweepPoint, prepared: Prepared, *,
     is the one an uninterrupted run gives. ``on_checkpoint`` is called at batch ends (see
     :data:`CHECKPOINT_SECONDS`) and when a stop is requested.
     """
+    from analyzer.backends import LOCAL, batch_end
     spec = scenario.spec
     key = point_key(scenario, point) if key is None else key
     n_metrics = len(prepared.metrics)
@@ -135,51 +143,53 @@ def simulate_point(scenario: Scenario, point: SweepPoint, prepared: Prepared, *,
     acc_b = (MetricAccumulator(len(paired_with.metrics), paired_with.n_bins, len(paired_with.counters))
              if paired_with else None)
     paired = PairedAccumulator(n_metrics) if paired_with else None
-    if spec.precision is None:
-        n_trials = spec.trials
-        target_m = None
-    else:
-        n_trials = spec.max_trials or DEFAULT_MAX_TRIALS
-        target_m = _check_precision_metric(scenario, prepared)
-        metric = prepared.metrics[target_m]
-    n_chunks = -(-n_trials // chunk_size)
+    n_trials, n_chunks = point_chunks(scenario, chunk_size)
+    target_m = None if spec.precision is None else _check_precision_metric(scenario, prepared)
     if on_progress is not None and acc.trials:
         on_progress(acc.trials)          # restored from a checkpoint
-    step = BATCH_CHUNKS     # chunks per kernel call: shrinks for slow kernels so a stop request waits little
-    lo = start
-    while lo < n_chunks:
-        hi = min((lo // BATCH_CHUNKS + 1) * BATCH_CHUNKS, n_chunks)   # logical batch ends never move
-        sizes = chunk_sizes(lo, hi, n_trials, chunk_size)
-        if paired_with is not None:      # float paired sums: one call per batch keeps them bit-identical
+    if paired_with is not None:          # float paired sums: one call per logical batch keeps them bit-identical
+        lo = start
+        while lo < n_chunks:
+            hi = batch_end(lo, n_chunks)
             hist, moments, counters = prepared.run_kernel(spec.seed, key, lo, hi, chunk_size, n_trials)
             acc.add_chunks(hist, moments, counters)
             hist_b, moments_b, counters_b = paired_with.run_kernel(spec.seed, key, lo, hi, chunk_size, n_trials)
             acc_b.add_chunks(hist_b, moments_b, counters_b)
+            sizes = chunk_sizes(lo, hi, n_trials, chunk_size)
             paired.add_chunks(moments, moments_b, sizes)
-        else:                            # integer sums: any split of the batch gives the same result
-            sub = lo
-            while sub < hi:
-                top = min(sub + step, hi)
-                t0 = time.perf_counter()
-                hist, moments, counters = prepared.run_kernel(spec.seed, key, sub, top, chunk_size, n_trials)
-                acc.add_chunks(hist, moments, counters)
-                per_chunk = (time.perf_counter() - t0) / (top - sub)
-                step = max(1, min(BATCH_CHUNKS, int(MAX_CALL_SECONDS / max(per_chunk, 1e-9))))
-                sub = top
-                if sub < hi:
-                    _stop_if_requested(acc, sub, on_checkpoint)
-        if on_progress is not None:
-            on_progress(int(sizes.sum()))
-        if target_m is not None and acc.trials > 1:
-            s = acc.summary(target_m, metric.scale, metric.is_probability)
-            if s.half_width < spec.precision:
+            if on_progress is not None:
+                on_progress(int(sizes.sum()))
+            if _precision_met(spec, acc, target_m, prepared):
                 break
-        lo = hi
-        if on_checkpoint is not None and lo < n_chunks:
-            on_checkpoint(acc, lo, False)
-        # a stop after the precision test: a resumed run starts with the next batch
-        _stop_if_requested(acc, lo, on_checkpoint)
+            lo = hi
+            _stop_if_requested(acc, lo, on_checkpoint)
+        return acc, paired, acc_b
+    # integer sums: any split of a batch into pieces, run anywhere, gives the same result
+    pieces = (backend or LOCAL).pieces(prepared, spec.seed, key, start, n_chunks, chunk_size, n_trials)
+    try:
+        for lo, hi, (hist, moments, counters) in pieces:
+            acc.add_chunks(hist, moments, counters)
+            if on_progress is not None:
+                on_progress(int(chunk_sizes(lo, hi, n_trials, chunk_size).sum()))
+            if hi < n_chunks and hi % BATCH_CHUNKS:          # inside a logical batch
+                _stop_if_requested(acc, hi, on_checkpoint)
+                continue
+            if _precision_met(spec, acc, target_m, prepared):
+                break
+            if on_checkpoint is not None and hi < n_chunks:
+                on_checkpoint(acc, hi, False)
+            # a stop after the precision test: a resumed run starts with the next batch
+            _stop_if_requested(acc, hi, on_checkpoint)
+    finally:
+        pieces.close()                   # a precision target met early: the backend drops what is left
     return acc, paired, acc_b
+
+
+def _precision_met(spec, acc: MetricAccumulator, target_m: int | None, prepared: Prepared) -> bool:
+    if target_m is None or acc.trials <= 1:
+        return False
+    metric = prepared.metrics[target_m]
+    return acc.summary(target_m, metric.scale, metric.is_probability).half_width < spec.precision
 
 
 def summarize(point: SweepPoint, prepared: Prepared, acc: MetricAccumulator,
@@ -267,4 +277,4 @@ def paired_summary(paired: PairedAccumulator, metrics: list[Metric]) -> dict[str
 
 
 __all__ = ["CHUNK_TRIALS", "BATCH_CHUNKS", "PointResult", "simulate_point", "summarize",
-           "exact_point", "prepare_point", "point_key", "stream_key", "Z95"]
+           "exact_point", "prepare_point", "point_key", "point_chunks", "stream_key", "Z95"]

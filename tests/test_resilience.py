@@ -270,10 +270,10 @@ def _interrupted_in_process(monkeypatch, scenario, out: Path | None, after_check
     the ``after_checks``-th check between kernel calls; returns the incomplete run folder.
     ``one_chunk_calls``: kernel calls of one chunk (as for a slow kernel), so most checks fall
     inside a logical batch."""
-    from analyzer import api, interrupt, runner
+    from analyzer import api, backends, interrupt
     calls = []
     if one_chunk_calls:
-        monkeypatch.setattr(runner, "MAX_CALL_SECONDS", 1e-12)
+        monkeypatch.setattr(backends, "MAX_CALL_SECONDS", 1e-12)
 
     def check():
         calls.append(1)

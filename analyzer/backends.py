@@ -1,0 +1,239 @@
+"""Where a point's chunks run: this process (``local``) or a Dask ``distributed`` cluster.
+
+The runner (:func:`analyzer.runner.simulate_point`) owns the batch/merge logic for both: it
+asks a backend for the *pieces* of a point — consecutive chunk ranges ``[lo, hi)`` that never
+straddle a logical batch end (a multiple of ``BATCH_CHUNKS``) — in chunk order, folds each
+piece's integer sums into the point's accumulator, tests a precision target at batch ends and
+closes the iterator when it stops. Chunk ``c`` always draws from stream ``(seed, point key,
+c)``, and a piece's sums are integers, so neither the backend, the size of the pieces nor the
+worker that ran one changes a result: a Dask run equals the local run of the same seed, bit
+for bit, and stops a precision run at the same trial count.
+
+``local`` runs pieces in this process, sized so that one kernel call takes about
+``MAX_CALL_SECONDS`` (a stop request waits little). ``dask`` submits each piece as a task
+keyed by (point key, lo, hi) that names its kernel by module and name (kernels are
+module-level functions: workers import them and load numba's on-disk cache), runs it on
+whichever worker is free, and returns the piece's sums (one row: histograms, integer moments,
+counters). Up to ``max_in_flight`` tasks are queued ahead across points, so a sweep keeps every
+worker busy; a task that raises is retried, and a task lost with its worker is re-run by the
+scheduler on another one.
+"""
+from __future__ import annotations
+
+import importlib
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import numpy as np
+
+from kernels.driver import BATCH_CHUNKS
+
+#: Longest a single local kernel call should take: a stop request (Ctrl-C) waits at most about this.
+MAX_CALL_SECONDS = 0.5
+
+Piece = tuple[int, int, tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+
+def batch_end(lo: int, n_chunks: int) -> int:
+    """The end of the logical batch that chunk ``lo`` is in (batch ends never move)."""
+    return min((lo // BATCH_CHUNKS + 1) * BATCH_CHUNKS, n_chunks)
+
+
+class LocalBackend:
+    """Pieces run in this process, in order, on numba's threads."""
+
+    name = "local"
+    workers = 1
+
+    def pieces(self, prepared, seed: int, key: int, start: int, n_chunks: int, chunk_size: int,
+               n_trials: int) -> Iterator[Piece]:
+        step = BATCH_CHUNKS     # chunks per kernel call: shrinks for slow kernels so a stop request waits little
+        lo = start
+        while lo < n_chunks:
+            hi = min(lo + step, batch_end(lo, n_chunks))
+            t0 = time.perf_counter()
+            out = prepared.run_kernel(seed, key, lo, hi, chunk_size, n_trials)
+            per_chunk = (time.perf_counter() - t0) / (hi - lo)
+            step = max(1, min(BATCH_CHUNKS, int(MAX_CALL_SECONDS / max(per_chunk, 1e-9))))
+            yield lo, hi, out
+            lo = hi
+
+    def prefetch(self, jobs) -> None:
+        """Nothing to queue ahead in this process."""
+
+    def describe(self) -> dict:
+        return {"backend": self.name, "workers": self.workers}
+
+    def close(self) -> None:
+        pass
+
+
+LOCAL = LocalBackend()
+
+
+def kernel_ref(kernel) -> tuple[str, str]:
+    """``(module, qualified name)`` under which a worker imports ``kernel``; refuses a kernel
+    that is not reachable that way (a closure or a function made at run time)."""
+    fn = getattr(kernel, "py_func", kernel)
+    module, name = fn.__module__, fn.__qualname__
+    try:
+        obj = importlib.import_module(module)
+        for part in name.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError):
+        obj = None
+    if obj is not kernel:
+        raise ValueError(f"kernel {module}.{name} is not importable by name: Dask workers load kernels from "
+                         f"their modules (define it at module level)")
+    return module, name
+
+
+_KERNELS: dict[tuple[str, str], object] = {}
+
+
+def run_piece(ref: tuple[str, str], args: tuple, n_bins: int, n_metrics: int, seed: int, key: int,
+              lo: int, hi: int, chunk_size: int, n_trials: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A Dask task: chunks ``lo .. hi - 1`` of a point, summed over its chunks (one row each)."""
+    kernel = _KERNELS.get(ref)
+    if kernel is None:
+        obj = importlib.import_module(ref[0])
+        for part in ref[1].split("."):
+            obj = getattr(obj, part)
+        kernel = _KERNELS[ref] = obj
+    hist, moments, counters = kernel(seed, key, lo, hi, chunk_size, n_trials, n_bins, args)
+    return (hist[:, :n_metrics].sum(axis=0, keepdims=True), moments[:, :n_metrics].sum(axis=0, keepdims=True),
+            counters.sum(axis=0, keepdims=True))
+
+
+@dataclass
+class DaskBackend:
+    """Pieces run as tasks on a ``distributed`` cluster (see the module docstring).
+
+    ``scheduler``: address of a running scheduler (``tcp://HOST:PORT``); without it an
+    in-process ``LocalCluster`` of ``workers`` processes (one thread each) is started and
+    closed with the backend. ``task_chunks``: chunks per task (a task never straddles a
+    logical batch end). ``max_in_flight``: tasks submitted ahead, across points (the rest
+    are planned lazily, so a sweep of 10^5 points at 10^8 trials costs no memory up front).
+    ``retries``: re-runs of a task that raised."""
+
+    scheduler: str | None = None
+    workers: int | None = None
+    task_chunks: int = 16
+    max_in_flight: int = 64
+    retries: int = 3
+    name: str = field(default="dask", init=False)
+    _client: object = field(default=None, init=False, repr=False)
+    _cluster: object = field(default=None, init=False, repr=False)
+    _plans: deque = field(default_factory=deque, init=False, repr=False)   # per point: lazy task iterators
+    _tasks: dict = field(default_factory=dict, init=False, repr=False)     # (key, lo, hi) -> submitted future
+    _next_lo: dict = field(default_factory=dict, init=False, repr=False)   # key -> first chunk not yet consumed
+
+    def start(self) -> "DaskBackend":
+        from distributed import Client, LocalCluster
+        if self.scheduler is not None:
+            self._client = Client(self.scheduler, timeout="30s")
+            self.workers = len(self._client.scheduler_info()["workers"])
+        else:
+            self.workers = self.workers or 2
+            # one numba thread per worker process: n processes use n cores
+            self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
+                                         dashboard_address=None, env={"NUMBA_NUM_THREADS": "1"})
+            self._client = Client(self._cluster)
+        return self
+
+    def describe(self) -> dict:
+        return {"backend": self.name, "workers": self.workers,
+                **({"scheduler": self.scheduler} if self.scheduler else {})}
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+        self._client = self._cluster = None
+
+    def __enter__(self) -> "DaskBackend":
+        return self.start() if self._client is None else self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- planning and submitting ------------------------------------------------------------
+    def _plan(self, prepared, seed, key, start, n_chunks, chunk_size, n_trials) -> Iterator[tuple]:
+        """The point's tasks in chunk order, made as they are needed: ``(tid, call)``."""
+        ref = kernel_ref(prepared.kernel)
+        lo = start
+        while lo < n_chunks:
+            hi = min(lo + self.task_chunks, batch_end(lo, n_chunks))
+            yield (key, lo, hi), (ref, prepared.args, prepared.n_bins, len(prepared.metrics), seed, key, lo, hi,
+                                  chunk_size, n_trials)
+            lo = hi
+
+    def _submit(self, tid, call) -> None:
+        self._tasks[tid] = self._client.submit(run_piece, *call, key=f"piece-{tid[0]}-{tid[1]}-{tid[2]}",
+                                               retries=self.retries, pure=False)
+
+    def _top_up(self) -> None:
+        """Submit planned tasks, oldest point first, until ``max_in_flight`` are out."""
+        while self._plans and len(self._tasks) < self.max_in_flight:
+            key, plan = self._plans[0]
+            item = next(plan, None)
+            if item is None:
+                self._plans.popleft()
+                continue
+            tid, call = item
+            if tid[1] >= self._next_lo.get(key, 0) and tid not in self._tasks:
+                self._submit(tid, call)
+
+    def prefetch(self, jobs) -> None:
+        """Plan every point's tasks now (``jobs``: ``(prepared, seed, key, start, n_chunks,
+        chunk_size, n_trials)`` per point, in run order) so workers stay busy across points."""
+        for job in jobs:
+            self._plans.append((job[2], self._plan(*job)))
+        self._top_up()
+
+    def _forget(self, key) -> None:
+        """A point is done (or stopped early): drop its plan and cancel what it still has out."""
+        self._plans = deque((k, plan) for k, plan in self._plans if k != key)
+        for tid in [t for t in self._tasks if t[0] == key]:
+            self._tasks.pop(tid).cancel()
+        self._next_lo.pop(key, None)
+
+    def pieces(self, prepared, seed: int, key: int, start: int, n_chunks: int, chunk_size: int,
+               n_trials: int) -> Iterator[Piece]:
+        if self._client is None:
+            self.start()
+        self._next_lo[key] = start
+        try:
+            for tid, call in self._plan(prepared, seed, key, start, n_chunks, chunk_size, n_trials):
+                self._top_up()
+                if tid not in self._tasks:         # not planned ahead (or behind other points): run it now
+                    self._submit(tid, call)
+                out = self._tasks.pop(tid).result()
+                self._next_lo[key] = tid[2]
+                yield tid[1], tid[2], out
+        finally:
+            self._forget(key)
+
+
+def make_backend(name: str, *, scheduler: str | None = None, workers: int | None = None):
+    """The backend named on the command line (``local`` needs nothing)."""
+    if name == "local":
+        if scheduler is not None or workers is not None:
+            raise ValueError("--scheduler and --workers need --backend dask")
+        return LOCAL
+    if name != "dask":
+        raise ValueError(f"--backend: got {name!r}; allowed: local, dask")
+    if scheduler is not None and workers is not None:
+        raise ValueError("--workers starts an in-process cluster of that many workers; with --scheduler the "
+                         "cluster's own workers run the tasks: give one or the other")
+    if workers is not None and workers < 1:
+        raise ValueError(f"--workers: got {workers}; allowed: 1 or more")
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise ValueError("--backend dask needs the 'distributed' package: pip install 'wargame-analyzer[dask]'") \
+            from None
+    return DaskBackend(scheduler=scheduler, workers=workers)
