@@ -22,6 +22,14 @@ from typing import Callable, IO
 MAX_SLUG = 80
 
 
+def shipped_scenarios() -> Path:
+    """The shipped scenarios and game data: inside the installed package (wheels and ``pip
+    install .``, copied there by setup.py), or the repository's ``scenarios/`` (a source
+    checkout or an editable install). ``analyzer.questions.SCENARIO_ROOT``."""
+    packaged = Path(__file__).resolve().parent / "scenarios"
+    return packaged if packaged.is_dir() else Path(__file__).resolve().parent.parent / "scenarios"
+
+
 class UnsafePathError(ValueError):
     """A path would leave its output root."""
 

@@ -18,15 +18,14 @@ import numpy as np
 from pydantic import BaseModel
 
 from analyzer.gamedata import Placeholder
+from analyzer.paths import shipped_scenarios
 
 
 #: The shipped scenarios and game data: inside the installed package (wheels and
 #: ``pip install .``, copied there by setup.py), or the repository's ``scenarios/`` (a source
 #: checkout or an editable install). A data file beside a scenario overrides the shipped one
 #: (:meth:`Context.find`).
-_PACKAGED_SCENARIOS = Path(__file__).resolve().parent / "scenarios"
-SCENARIO_ROOT = (_PACKAGED_SCENARIOS if _PACKAGED_SCENARIOS.is_dir()
-                 else Path(__file__).resolve().parent.parent / "scenarios")
+SCENARIO_ROOT = shipped_scenarios()
 
 
 @dataclass(frozen=True)

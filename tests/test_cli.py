@@ -235,5 +235,5 @@ def test_bad_threads_exit_2(tmp_path):
 def test_list_marks_what_if_rule_values():
     r = runner.invoke(app, ["list", "dystopian_wars"], env={"COLUMNS": "250"})
     assert r.exit_code == 0
-    line = next(line for line in r.stderr.splitlines() if "rules.melee_dice" in line)
+    line = next(line for line in r.stdout.splitlines() if "rules.melee_dice" in line)
     assert "[what-if, not a reading of the source: plain]" in line
