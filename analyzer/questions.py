@@ -8,6 +8,7 @@ sweep runner, the CLI and the outputs only ever talk to this interface.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -241,16 +242,32 @@ def load_games() -> None:
     _LOADED = True
 
 
+def load_game(game: str) -> None:
+    """Import the one game a scenario names: ``analyzer.games.<game>`` when there is such a
+    module (a run need not import the other games: CLI start time), else every game."""
+    if _LOADED or any(g == game for g, _ in _REGISTRY):
+        return
+    if game.isidentifier() and importlib.util.find_spec(f"analyzer.games.{game}") is not None:
+        importlib.import_module(f"analyzer.games.{game}")
+    if not any(g == game for g, _ in _REGISTRY):
+        load_games()
+
+
 def games_with_questions() -> list[str]:
     load_games()
     return sorted({g for g, _ in _REGISTRY})
 
 
+def has_game(game: str) -> bool:
+    load_game(game)
+    return any(g == game for g, _ in _REGISTRY)
+
+
 def questions_of(game: str) -> list[Question]:
-    load_games()
+    load_game(game)
     return [q for (g, _), q in sorted(_REGISTRY.items()) if g == game]
 
 
 def get(game: str, question: str) -> Question | None:
-    load_games()
+    load_game(game)
     return _REGISTRY.get((game, question))

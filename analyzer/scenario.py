@@ -301,8 +301,8 @@ def load(path: str | Path, *, trials: int | None = None, precision: float | None
             raise ScenarioError(file, loc, "required key is missing") from None
         raise ScenarioError(file, loc, f"got {show(err.get('input'))}; {_allowed_from_error(err)}") from None
 
-    games = registry.games_with_questions()
-    if spec.game not in games:
+    if not registry.has_game(spec.game):
+        games = registry.games_with_questions()
         raise ScenarioError(file, "game", f"unknown game {spec.game!r}{suggest(spec.game, games)}; "
                             f"allowed: {', '.join(games)}")
     available = registry.questions_of(spec.game)

@@ -9,7 +9,7 @@ counted) or ends with no result.
 """
 from __future__ import annotations
 
-from kernels._jit import jit, parallel_jit
+from kernels._jit import hot_jit, parallel_jit, unmanaged_jit
 from kernels.breaking_news.fire import roll_hits
 from kernels.driver import no_workspace, run_trials
 from kernels.rng import roll_die
@@ -18,7 +18,7 @@ N_METRICS = 3
 N_COUNTERS = 1  # ties still unresolved after max_rolls rolls
 
 
-@jit
+@hot_jit
 def attacker_score(state, att_melee, att_shocked, n_att, shock_mod, group_sum):
     """The attackers' melee score: one die + Σ modifiers, or the best individual die + modifier."""
     if group_sum:
@@ -34,7 +34,7 @@ def attacker_score(state, att_melee, att_shocked, n_att, shock_mod, group_sum):
     return best
 
 
-@jit
+@unmanaged_jit
 def melee_trial(state, values, counters, ws, args):
     att_melee, att_shocked, n_att, def_melee, def_shocked, shock_mod, group_sum, ties_reroll, max_rolls = args
     values[0] = 0
@@ -62,7 +62,7 @@ def melee_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, ar
                       N_METRICS, n_bins, N_COUNTERS)
 
 
-@jit
+@unmanaged_jit
 def building_trial(state, values, counters, ws, args):
     """§11.1: every figure rolls its Melee value in dice; attackers hit on 6, defenders on 5+."""
     att_dice, att_face, def_dice, def_face = args

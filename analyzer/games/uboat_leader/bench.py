@@ -8,7 +8,7 @@ from analyzer.questions import SCENARIO_ROOT
 
 SCENARIO = SCENARIO_ROOT / "uboat_leader" / "convoy37_engagement.yaml"
 CAMPAIGN_SCENARIO = SCENARIO_ROOT / "uboat_leader" / "campaign_example_fleet.yaml"
-TARGET_RATIO = 200
+TARGET_RATIO = 300  # issue "performance": every stateful kernel >= 300x its pure-Python reference
 
 
 def bench_engagement(trials: int = 2_000_000, ref_trials: int = 3_000, console=None) -> dict:
