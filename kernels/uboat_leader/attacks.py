@@ -9,7 +9,7 @@ import numpy as np
 from kernels.rng import roll_die
 from kernels.uboat_leader.battle import (PICK_GUN, PICK_TORPEDO, chit_value, crew_row, damage_penalty,
                                          pick, remove_ship, ship_vp, stress_band)
-from kernels._jit import unmanaged_jit
+from kernels._jit import hot_jit, unmanaged_jit
 from kernels.uboat_leader.state import (
     B_AMMO, B_AREA, B_ATTACKED, B_DETECTED, B_ON, B_READY, B_SILENT, B_STRESS, B_SUNK, B_SURFACED,
     BAND_UNFIT, C_GUN, C_SUBMERGED_ATTACK, C_SURFACE_ATTACK, C_TORPEDO, C_XP, DAMAGE_HEAVY,
@@ -71,14 +71,25 @@ def uboat_attack(state, b, ship, boat, cards, bstat, brows, tables, dist, cfg, d
                 if hit_and_damage(state, t, mod, to_hit, ship, cards, tables, cfg, dk, dn, m):
                     break  # the rest of the salvo is spent
             return
-    if boat[b, B_SURFACED] and boat[b, B_AMMO] > 0:
-        t = pick(np.int64(PICK_GUN), a, ship, cards, dist, cfg)
-        if t >= 0:
-            boat[b, B_AMMO] -= 1
-            boat[b, B_ATTACKED] = 1
-            mod = brows[b, row, R_GS] + tables[T_GUN_RANGE, dist[ship[t, S_AREA], a]]
-            hit_and_damage(state, t, mod, cards[ship[t, S_DECK], ship[t, S_CARD], C_GUN],
-                           ship, cards, tables, cfg, dk, dn, m)
+    gun_attack(state, b, row, a, ship, boat, cards, brows, tables, dist, cfg, dk, dn, m)
+
+
+@hot_jit
+def gun_attack(state, b, row, a, ship, boat, cards, brows, tables, dist, cfg, dk, dn, m):
+    """A surfaced boat ``b`` with ammunition fires its deck gun at the ship the gun target
+    rule picks in reach of Area ``a`` (spec §5.1 PLACEHOLDER module); True if it fired. Shared
+    by the engagement and the campaign's engagement model."""
+    if not (boat[b, B_SURFACED] and boat[b, B_AMMO] > 0):
+        return False
+    t = pick(np.int64(PICK_GUN), a, ship, cards, dist, cfg)
+    if t < 0:
+        return False
+    boat[b, B_AMMO] -= 1
+    boat[b, B_ATTACKED] = 1
+    mod = brows[b, row, R_GS] + tables[T_GUN_RANGE, dist[ship[t, S_AREA], a]]
+    hit_and_damage(state, t, mod, cards[ship[t, S_DECK], ship[t, S_CARD], C_GUN],
+                   ship, cards, tables, cfg, dk, dn, m)
+    return True
 
 
 @unmanaged_jit

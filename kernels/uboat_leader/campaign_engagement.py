@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from kernels._jit import hot_jit, unmanaged_jit
-from kernels.uboat_leader.attacks import enemy_attacks, hit_and_damage
-from kernels.uboat_leader.battle import PICK_GUN, PICK_TORPEDO, crew_row, pick, stress_band
+from kernels.uboat_leader.attacks import enemy_attacks, gun_attack, hit_and_damage
+from kernels.uboat_leader.battle import PICK_TORPEDO, crew_row, pick, stress_band
 from kernels.uboat_leader.campaign_state import (BS_READY, CB_AMMO, CB_FAT, CB_LEVEL, CB_LOST, CB_READY,
                                                  CB_STORED, CB_STRESS, CB_T5, CB_VP, CB_XP, CB_XP_TOTAL,
                                                  K_FAT_BONUS, K_T5_BONUS, PK_BOAT)
@@ -23,10 +23,10 @@ from kernels.uboat_leader.engagement import _any_on, end_of_round, setup
 from kernels.uboat_leader.movement import bearing_movement, escorts_step, uboat_movement
 from kernels.uboat_leader.state import (
     B_AGGRESSIVE, B_AMMO, B_AREA, B_ATTACKED, B_ON, B_READY, B_SILENT, B_STORED, B_STRESS, B_SUNK,
-    B_SURFACED, B_TUBES, BAND_UNFIT, BS_STRESS0, C_GUN, C_TORPEDO, CT_ROUND_CAP, K_ALERTED, K_MAX_ROUNDS,
+    B_TUBES, BAND_UNFIT, BS_STRESS0, C_TORPEDO, CT_ROUND_CAP, K_ALERTED, K_MAX_ROUNDS,
     K_N_BOATS, K_N_SHIPS, K_POST_STRESS, K_SALVO, M_SHIPS_SUNK, M_TORPEDOES_USED, M_VP, M_XP,
-    N_BOAT_STATIC, N_ROW_FIELDS, N_SLOT_FIELDS, R_AGGRESSIVE, R_GS, R_TS, S_AREA, S_CARD, S_DECK,
-    S_ESCORT, S_ON, T_GUN_RANGE, T_TORPEDO_RANGE)
+    N_BOAT_STATIC, N_ROW_FIELDS, N_SLOT_FIELDS, R_AGGRESSIVE, R_TS, S_AREA, S_CARD, S_DECK,
+    S_ESCORT, S_ON, T_TORPEDO_RANGE)
 
 
 @hot_jit
@@ -80,15 +80,8 @@ def campaign_uboat_attack(state, b, i, ship, boat, cards, bstat, brows, tables, 
                     sunk = hit_and_damage(state, t, mod + bonus, to_hit, ship, cards, tables, cfg, dk, dn, m)
             _credit(cb, i, m[M_VP] - vp0, m[M_XP] - xp0)
             return
-    if boat[b, B_SURFACED] and boat[b, B_AMMO] > 0:
-        t = pick(np.int64(PICK_GUN), a, ship, cards, dist, cfg)
-        if t >= 0:
-            boat[b, B_AMMO] -= 1
-            boat[b, B_ATTACKED] = 1
-            mod = brows[b, row, R_GS] + tables[T_GUN_RANGE, dist[ship[t, S_AREA], a]]
-            hit_and_damage(state, t, mod, cards[ship[t, S_DECK], ship[t, S_CARD], C_GUN],
-                           ship, cards, tables, cfg, dk, dn, m)
-            _credit(cb, i, m[M_VP] - vp0, m[M_XP] - xp0)
+    if gun_attack(state, b, row, a, ship, boat, cards, brows, tables, dist, cfg, dk, dn, m):
+        _credit(cb, i, m[M_VP] - vp0, m[M_XP] - xp0)
 
 
 @hot_jit
