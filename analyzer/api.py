@@ -1,6 +1,8 @@
 """The Python API behind the CLI: run, exact, compare, write a run folder."""
 from __future__ import annotations
 
+import errno
+import os
 import shutil
 import time
 from dataclasses import dataclass
@@ -42,10 +44,8 @@ def set_threads(threads: int | None) -> int:
 
 
 def _planned_trials(scenario: Scenario) -> int:
-    from analyzer.runner import DEFAULT_MAX_TRIALS
-    spec = scenario.spec
-    per_point = spec.trials if spec.precision is None else (spec.max_trials or DEFAULT_MAX_TRIALS)
-    return per_point * len(scenario.points)
+    """The most trials the scenario's points can run (a precision target at its max_trials)."""
+    return scenario_mod.planned_trials_per_point(scenario.spec) * len(scenario.points)
 
 
 def check_plots(scenario: Scenario, prepared: Prepared) -> None:
@@ -104,21 +104,53 @@ def run_to_folder(scenario: Scenario, out_root: Path | None, *, threads: int,
 
     A new run creates ``<out_root>/<scenario>/<run-id>/`` at once, marked incomplete, and saves
     each point's progress there; ``resume`` continues such a folder instead (the scenario must
-    be the one :func:`analyzer.checkpoint.load_scenario` reloaded from it). On a stop request
-    (:class:`analyzer.interrupt.RunInterrupted`, given ``run_dir``) or SIGKILL the folder stays,
-    resumable; on any other error a new run's folder is removed (a resumed one is left as it was).
+    be the one :func:`analyzer.checkpoint.load_scenario` reloaded from it).
+
+    What was computed is kept whenever it can be resumed:
+
+    - a stop request while computing (:class:`analyzer.interrupt.RunInterrupted`, given
+      ``run_dir``) or SIGKILL: the folder stays, resumable;
+    - any error once every point is computed (and saved done), while the tables, plots or
+      report are written (disk full, a read-only folder, a figure that cannot be drawn): the
+      folder stays with every point saved, only the temporary ``.partial-*`` folder is removed,
+      and :class:`analyzer.checkpoint.RunKept` says why in one line and how to finish it
+      (``--resume`` then writes the outputs without running a trial);
+    - the file system refusing a checkpoint while computing (ENOSPC, EDQUOT, EROFS, EACCES,
+      EPERM, EIO, EFBIG): the folder stays with the points saved so far (:class:`RunKept`);
+    - any other error while computing: a new run's folder is removed (a resumed one is left as
+      it was).
+
+    A stop request that arrives while the outputs are written (after the last kernel call) is
+    held until they are complete; then :class:`RunInterrupted` is raised with ``run_dir`` the
+    complete folder and ``completed = True`` (the CLI exits 130/143 saying the run completed).
     """
     from analyzer import interrupt
-    from analyzer.checkpoint import RunCheckpoint
+    from analyzer.checkpoint import RunCheckpoint, RunKept, resume_command
     prepared = [prepare_point(scenario, p) for p in scenario.points]
     if resume is None:
         ckpt = RunCheckpoint.start(scenario, Path(out_root), prepared)
     else:
         ckpt = RunCheckpoint.open(Path(resume), scenario, prepared)
+    n = len(scenario.points)
     try:
         t0 = time.perf_counter()
         results = run(scenario, progress=progress, checkpoint=ckpt, prepared=prepared, backend=backend)
         wall = time.perf_counter() - t0 + ckpt.restored_seconds     # this session plus earlier ones
+    except interrupt.RunInterrupted as e:
+        ckpt.release()
+        e.run_dir = ckpt.run_dir
+        raise
+    except OSError as e:
+        if e.errno not in _KEEP_ERRNOS:
+            _drop(ckpt)
+            raise
+        ckpt.release()
+        raise RunKept(ckpt.run_dir, f"could not save a checkpoint ({_why(e)}); the points saved so far are kept "
+                      f"here: {_remedy(e)} and run `{resume_command(ckpt.run_dir)}`") from e
+    except BaseException:
+        _drop(ckpt)
+        raise
+    try:
         run_dir, summary = write_run(scenario, results, ckpt.run_dir.parent, mode="monte_carlo", threads=threads,
                                      wall_seconds=wall, formats=formats, into=ckpt.run_dir,
                                      execution=backend.describe() if backend is not None else None)
@@ -126,14 +158,50 @@ def run_to_folder(scenario: Scenario, out_root: Path | None, *, threads: int,
         ckpt.release()
         e.run_dir = ckpt.run_dir
         raise
+    except Exception as e:
+        ckpt.release()            # every point is saved done: --resume writes the outputs, no trial rerun
+        raise RunKept(ckpt.run_dir, f"could not write the results ({_why(e)}); the {n} point{'s' * (n != 1)} "
+                      f"are saved, no trial is lost: {_remedy(e)} and run `{resume_command(ckpt.run_dir)}`") from e
     except BaseException:
-        if ckpt.resumed:
-            ckpt.release()
-        else:
-            ckpt.discard()
+        ckpt.release()
         raise
     ckpt.finish()
+    try:
+        interrupt.check()          # a stop request held while the outputs were written
+    except interrupt.RunInterrupted as e:
+        e.run_dir, e.completed = run_dir, True
+        raise
     return run_dir, summary
+
+
+#: errno values of a file system that refuses a write (the work can go on once it is fixed)
+_KEEP_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO,
+                          errno.EFBIG})
+
+
+def _drop(ckpt: "RunCheckpoint") -> None:
+    """After an ordinary error while computing: a new run's folder is removed, a resumed one kept."""
+    if ckpt.resumed:
+        ckpt.release()
+    else:
+        ckpt.discard()
+
+
+def _why(e: BaseException) -> str:
+    """The cause in a few words, on one line."""
+    if isinstance(e, OSError) and e.strerror:
+        return e.strerror
+    text = " ".join(str(e).split())
+    text = text if len(text) <= 200 else text[:197] + "..."
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
+def _remedy(e: BaseException) -> str:
+    if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return "free space"
+    if isinstance(e, OSError) and e.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return "make the folder writable"
+    return "fix the cause"
 
 
 def exact(scenario: Scenario) -> list[PointResult]:
@@ -141,16 +209,16 @@ def exact(scenario: Scenario) -> list[PointResult]:
         raise ScenarioError(str(scenario.path), "question",
                             f"{scenario.spec.game}/{scenario.spec.question} has no exact mode "
                             f"(stateful or too large to enumerate); use 'analyzer run'")
-    out = []
-    for point in scenario.points:
-        prep = prepare_point(scenario, point)
+    # every point compiled and checked (an exact answer exists, the plots can be drawn) before
+    # the first is computed: a refusal at point 900 of 1,000 used to come after 899 answers
+    prepared = [prepare_point(scenario, point) for point in scenario.points]
+    for point, prep in zip(scenario.points, prepared):
         if prep.exact is None:
-            raise ScenarioError(str(scenario.path), "params", "no exact answer for these parameters "
+            where = f" (at sweep point {point.swept})" if point.swept else ""
+            raise ScenarioError(str(scenario.path), "params", f"no exact answer for these parameters{where} "
                                 "(see 'analyzer list' for what exact mode covers)")
-        if point.index == 0:
-            check_plots(scenario, prep)
-        out.append(exact_point(point, prep))
-    return out
+    check_plots(scenario, prepared[0])
+    return [exact_point(point, prep) for point, prep in zip(scenario.points, prepared)]
 
 
 def write_run(scenario: Scenario, results: list[PointResult], out_root: Path, *, mode: str,
@@ -195,6 +263,7 @@ def write_run(scenario: Scenario, results: list[PointResult], out_root: Path, *,
         if into is None:
             outputs.discard_run_dir(tmp)
         else:
+            outputs.release_partial(tmp)
             shutil.rmtree(tmp, ignore_errors=True)   # the run folder itself stays (resumable)
         raise
 
@@ -206,8 +275,13 @@ class Comparison:
     points: list[dict]  # per point: params a/b, metrics {name: {"a":..., "b":..., "diff":...}}
 
 
-def compare(a: Scenario, b: Scenario, *, progress: ProgressFactory | None = None) -> Comparison:
-    """Run A and B on common random numbers (the same streams chunk by chunk)."""
+def compare(a: Scenario, b: Scenario, *, progress: ProgressFactory | None = None, force: bool = False) -> Comparison:
+    """Run A and B on common random numbers (the same streams chunk by chunk).
+
+    Both scenarios run every point: the trial guard counts 2 x points x trials (``force``
+    allows more than 10^10). Stops on a stop request between kernel calls
+    (:class:`analyzer.interrupt.RunInterrupted`, under :func:`analyzer.interrupt.handling`)."""
+    from analyzer import interrupt
     if (a.spec.game, a.spec.question) != (b.spec.game, b.spec.question):
         raise ScenarioError(str(b.path), "question", f"compare needs the same game and question: "
                             f"{a.spec.game}/{a.spec.question} vs {b.spec.game}/{b.spec.question}")
@@ -221,10 +295,13 @@ def compare(a: Scenario, b: Scenario, *, progress: ProgressFactory | None = None
     if a.spec.trials < MIN_PAIRED_BATCHES:
         raise ScenarioError(str(a.path), "trials", f"got {a.spec.trials}; compare needs at least "
                             f"{MIN_PAIRED_BATCHES} trials per point for an honest paired CI of B - A")
+    scenario_mod.check_trial_budget(str(a.path), "trials", a.spec.trials, 2 * len(a.points),
+                                    "runs (A and B at every point)", force)
     chunk_size = paired_chunk_size(a.spec.trials)
     tick = progress(f"{a.name} vs {b.name}", 2 * _planned_trials(a)) if progress else None
     out = []
     for pa, pb in zip(a.points, b.points):
+        interrupt.check()
         prep_a, prep_b = prepare_point(a, pa), prepare_point(b, pb)
         names_a = [m.name for m in prep_a.metrics]
         if names_a != [m.name for m in prep_b.metrics]:
@@ -236,7 +313,7 @@ def compare(a: Scenario, b: Scenario, *, progress: ProgressFactory | None = None
             on_progress=(lambda n: tick(2 * n)) if tick else None)
         ra = summarize(pa, prep_a, acc_a)
         rb = summarize(pb, prep_b, acc_b)
-        diffs: dict[str, MetricSummary] = paired_summary(paired, prep_a.metrics)
+        diffs: dict[str, MetricSummary] = paired_summary(paired, prep_a.metrics, acc_a, acc_b)
         out.append({
             "point": pa.index, "swept_a": pa.swept, "swept_b": pb.swept, "trials": acc_a.trials,
             "metrics": {n: {"a": ra.summaries[n].as_dict(), "b": rb.summaries[n].as_dict(),
@@ -255,7 +332,17 @@ def init_example(game: str, question: str | None, dest: Path, *, force: bool = F
     :meth:`analyzer.questions.Context.find` records), so the copy runs as it is and a player
     edits the values in ``dest`` (a data file beside a scenario overrides the shipped one).
     Refuses to overwrite an existing file unless ``force``. Returns the files written.
+
+    ``dest`` may be a folder someone else prepared: nothing is written through a link. Every
+    target is checked with ``lstat`` (a dangling link is "already there", where ``exists()``
+    said it was not); a link or a file on the way to a target (``DIR/data -> /elsewhere``) is
+    refused even with ``force``; the folders on the way are created and opened without following
+    links and each file is created exclusively (with ``force``: written to an exclusive temporary
+    file renamed over the name, which replaces a link there instead of writing through it); the
+    sources are read the same way (:func:`analyzer.paths.copy_regular`). ``dest`` a file, under a
+    file, or unwritable: refused in one line (:class:`ScenarioError`) before anything is written.
     """
+    from analyzer import paths
     game_dir = questions.SCENARIO_ROOT / game
     known = questions.games_with_questions()
     if game not in known or not game_dir.is_dir():
@@ -271,21 +358,66 @@ def init_example(game: str, question: str | None, dest: Path, *, force: bool = F
                                                     scenario_mod.expand_targets([str(game_dir)]))})
         raise ScenarioError("init", "question", f"no shipped example for {game}/{question}; questions with "
                             f"examples: {', '.join(names)}")
-    copies: dict[Path, Path] = {}
+    copies: dict[str, tuple[Path, str]] = {}        # name under dest -> (shipped folder, name under it)
     for sc in chosen.values():
-        copies[dest / sc.path.name] = sc.path
+        copies[sc.path.name] = (sc.path.parent, sc.path.name)
         for point in sc.points:
             for entry in prepare_point(sc, point).data_files:
                 base = sc.path.parent if entry["origin"] == "scenario" else game_dir
-                copies[dest / entry["path"]] = base / entry["path"]
-    clash = [str(p) for p in copies if p.exists()]
+                copies[entry["path"]] = (base, entry["path"])
+    _check_init_dest(dest)
+    clash, blocked = [], []
+    for rel in sorted(copies) if dest.is_dir() else []:
+        kind = paths.entry_kind(dest, rel)
+        if kind in ("file", "link"):
+            clash.append(paths.printable(dest / rel))
+        elif kind is not None:
+            blocked.append(f"{paths.printable(dest / rel)} ("
+                           + {"blocked": "a link or a file on the way", "dir": "a folder"}.get(kind, "not a regular file")
+                           + ")")
+    if blocked:
+        raise ScenarioError("init", "DIR", f"cannot write {', '.join(blocked)}: init never writes through a link "
+                            f"or replaces a folder; remove it or choose an empty folder")
     if clash and not force:
-        raise ScenarioError("init", "dest", f"{', '.join(sorted(clash))} already exist(s); choose an empty "
+        raise ScenarioError("init", "DIR", f"{', '.join(clash)} already exist(s); choose an empty "
                             f"folder or pass --force to overwrite")
-    for target, source in sorted(copies.items()):
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, target)
-    return sorted(copies)
+    try:
+        paths.check_writable_root(dest)
+    except (OSError, paths.UnsafePathError) as e:
+        raise ScenarioError("init", "DIR", f"{paths.printable(dest)}: {e}") from None
+    written: list[str] = []
+    try:
+        for rel, (base, name) in sorted(copies.items()):
+            paths.copy_regular(base, name, dest, rel, overwrite=force)
+            written.append(rel)
+    except (OSError, paths.UnsafePathError) as e:
+        if not force:              # created exclusively by this call: ours to remove
+            for rel in written:
+                try:
+                    os.unlink(dest / rel)
+                except OSError:
+                    pass
+        done = "nothing was written" if not force or not written else f"{len(written)} file(s) were written"
+        why = e if isinstance(e, paths.UnsafePathError) else (e.strerror or e)
+        where = "" if isinstance(e, paths.UnsafePathError) else f"{paths.printable(dest / rel)}: "
+        raise ScenarioError("init", "DIR", f"{where}{why}; {done}") from None
+    return sorted(dest / rel for rel in copies)
+
+
+def _check_init_dest(dest: Path) -> None:
+    """``init``'s DIR is a folder, or can be made one: not a file, not a link to nothing, not
+    under a file (each refused in one line, :class:`ScenarioError`, before anything is written)."""
+    from analyzer import paths
+    shown = paths.printable(dest)
+    if os.path.islink(dest) and not os.path.exists(dest):
+        raise ScenarioError("init", "DIR", f"{shown}: is a link to nothing (a dangling symlink); give a folder")
+    if os.path.lexists(dest) and not os.path.isdir(dest):
+        raise ScenarioError("init", "DIR", f"{shown}: exists and is not a folder; give a folder")
+    up = Path(os.path.abspath(dest)).parent
+    while not os.path.lexists(up) and up != up.parent:
+        up = up.parent
+    if not os.path.isdir(up):
+        raise ScenarioError("init", "DIR", f"{shown}: cannot be created: {paths.printable(up)} is a file, not a folder")
 
 
 def write_comparison(cmp: Comparison, out_root: Path) -> Path:

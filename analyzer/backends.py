@@ -9,6 +9,14 @@ c)``, and a piece's sums are integers, so neither the backend, the size of the p
 worker that ran one changes a result: a Dask run equals the local run of the same seed, bit
 for bit, and stops a precision run at the same trial count.
 
+Stopping: the client waits for a task in slices of ``POLL_SECONDS``, checking the stop flag
+(:mod:`analyzer.interrupt`: Ctrl-C, SIGTERM) between them, and on a stop cancels what it has
+out and closes the cluster; the in-process cluster's workers ignore SIGINT (the preload
+:func:`dask_setup`), so a terminal's Ctrl-C, sent to the whole process group, reaches only
+the client. ``--scheduler`` is parsed before anything connects (:func:`parse_scheduler`), the
+connection has a short timeout, and a scheduler without workers is refused after
+``worker_timeout`` seconds instead of waiting forever.
+
 ``local`` runs pieces in this process, sized so that one kernel call takes about
 ``MAX_CALL_SECONDS`` (a stop request waits little). ``dask`` submits each piece as a task
 keyed by (point key, lo, hi) that names its kernel by module and name (kernels are
@@ -21,6 +29,9 @@ scheduler on another one.
 from __future__ import annotations
 
 import importlib
+import os
+import signal
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -32,6 +43,61 @@ from kernels.driver import BATCH_CHUNKS
 
 #: Longest a single local kernel call should take: a stop request (Ctrl-C) waits at most about this.
 MAX_CALL_SECONDS = 0.5
+#: Dask: the client waits for a task this long at a time, checking the stop flag in between.
+POLL_SECONDS = 0.2
+#: Dask: seconds to reach ``--scheduler`` (a wrong host or port is a one-line error, not a 30 s wait).
+CONNECT_TIMEOUT = 5.0
+#: Dask: seconds for at least one worker to be connected to ``--scheduler`` (else the run would wait forever).
+WORKER_TIMEOUT = 10.0
+#: ``--scheduler`` schemes: distributed's network transports (``inproc`` is same-process only).
+SCHEMES = ("tcp", "tls", "ws", "wss")
+
+
+class BackendError(OSError):
+    """The cluster cannot run the tasks (no scheduler answers, no workers): ``str()`` is the one
+    line shown to the user."""
+
+
+def usable_cores() -> int:
+    """Cores this process may run on (its CPU affinity, else the machine's)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def max_workers() -> int:
+    """Most ``--workers`` of an in-process cluster: 2 per usable core. Each worker is a process
+    with one numba thread (~100 MB), so workers past the cores only cost memory and start-up
+    (16 on 2 cores took 1.7 GB and gave shutdown tracebacks)."""
+    return 2 * usable_cores()
+
+
+def parse_scheduler(address: str) -> str:
+    """``address`` checked before connecting: ``[SCHEME://]HOST:PORT`` with SCHEME one of
+    :data:`SCHEMES` (default tcp) and PORT 1..65535; returns it with its scheme. Raises
+    ValueError naming ``--scheduler`` (``garbage``, ``tcp://[::1``, port 99999)."""
+    from urllib.parse import urlsplit
+    allowed = f"allowed: tcp://HOST:PORT ({', '.join(s + '://' for s in SCHEMES[1:])} too), PORT 1..65535"
+    full = address if "://" in address else f"tcp://{address}"
+    try:
+        parts = urlsplit(full)
+        port = parts.port
+    except ValueError as e:                 # "Invalid IPv6 URL", "Port out of range 0-65535", ...
+        raise ValueError(f"--scheduler: got {address!r} ({e}); {allowed}") from None
+    if parts.scheme not in SCHEMES:
+        raise ValueError(f"--scheduler: got {address!r}: unknown scheme {parts.scheme!r}; {allowed}")
+    if not parts.hostname or port is None or not 1 <= port <= 65535 or parts.path or parts.query or parts.fragment:
+        raise ValueError(f"--scheduler: got {address!r}; {allowed}")
+    return full
+
+
+def dask_setup(worker) -> None:  # noqa: ARG001 (distributed's preload hook signature)
+    """Preload of the in-process cluster's workers (``preload=["analyzer.backends"]``): ignore
+    SIGINT. A terminal sends Ctrl-C to the whole process group; the workers must not die of it
+    (the client, which got it too, stops the run and closes the cluster)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 Piece = tuple[int, int, tuple[np.ndarray, np.ndarray, np.ndarray]]
 
@@ -116,13 +182,16 @@ class DaskBackend:
     closed with the backend. ``task_chunks``: chunks per task (a task never straddles a
     logical batch end). ``max_in_flight``: tasks submitted ahead, across points (the rest
     are planned lazily, so a sweep of 10^5 points at 10^8 trials costs no memory up front).
-    ``retries``: re-runs of a task that raised."""
+    ``retries``: re-runs of a task that raised. ``connect_timeout`` / ``worker_timeout``:
+    seconds to reach ``scheduler`` / for it to have a worker (see the module docstring)."""
 
     scheduler: str | None = None
     workers: int | None = None
     task_chunks: int = 16
     max_in_flight: int = 64
     retries: int = 3
+    connect_timeout: float = CONNECT_TIMEOUT
+    worker_timeout: float = WORKER_TIMEOUT
     name: str = field(default="dask", init=False)
     _client: object = field(default=None, init=False, repr=False)
     _cluster: object = field(default=None, init=False, repr=False)
@@ -133,13 +202,26 @@ class DaskBackend:
     def start(self) -> "DaskBackend":
         from distributed import Client, LocalCluster
         if self.scheduler is not None:
-            self._client = Client(self.scheduler, timeout="30s")
+            address = parse_scheduler(self.scheduler)
+            try:
+                self._client = Client(address, timeout=f"{self.connect_timeout}s")
+            except OSError as e:
+                raise BackendError(f"--scheduler {self.scheduler}: no scheduler answered within "
+                                   f"{self.connect_timeout:g} s ({str(e).splitlines()[0] if str(e) else type(e).__name__})"
+                                   ) from None
+            try:
+                self._client.wait_for_workers(1, timeout=self.worker_timeout)
+            except TimeoutError:
+                self.close()
+                raise BackendError(f"--scheduler {self.scheduler}: the scheduler has no workers (none joined within "
+                                   f"{self.worker_timeout:g} s); start some with: dask worker {address}") from None
             self.workers = len(self._client.scheduler_info()["workers"])
         else:
             self.workers = self.workers or 2
-            # one numba thread per worker process: n processes use n cores
+            # one numba thread per worker process: n processes use n cores; the workers ignore SIGINT
             self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                         dashboard_address=None, env={"NUMBA_NUM_THREADS": "1"})
+                                         dashboard_address=None, env={"NUMBA_NUM_THREADS": "1"},
+                                         preload=["analyzer.backends"])
             self._client = Client(self._cluster)
         return self
 
@@ -148,6 +230,11 @@ class DaskBackend:
                 **({"scheduler": self.scheduler} if self.scheduler else {})}
 
     def close(self) -> None:
+        """Cancel every task still out (a stopped run), then close the client and the cluster."""
+        for fut in self._tasks.values():
+            fut.cancel()
+        self._tasks.clear()
+        self._plans.clear()
         if self._client is not None:
             self._client.close()
         if self._cluster is not None:
@@ -211,11 +298,24 @@ class DaskBackend:
                 self._top_up()
                 if tid not in self._tasks:         # not planned ahead (or behind other points): run it now
                     self._submit(tid, call)
-                out = self._tasks.pop(tid).result()
+                out = self._result(self._tasks.pop(tid))
                 self._next_lo[key] = tid[2]
                 yield tid[1], tid[2], out
         finally:
             self._forget(key)
+
+
+    @staticmethod
+    def _result(fut):
+        """The task's result, waited for in slices of :data:`POLL_SECONDS` with the stop flag
+        checked between them (a bare ``result()`` swallows Ctrl-C / SIGTERM, and blocks forever
+        on a cluster that lost its workers)."""
+        from analyzer import interrupt
+        while True:
+            try:
+                return fut.result(timeout=POLL_SECONDS)
+            except TimeoutError:
+                interrupt.check()
 
 
 def make_backend(name: str, *, scheduler: str | None = None, workers: int | None = None):
@@ -229,8 +329,11 @@ def make_backend(name: str, *, scheduler: str | None = None, workers: int | None
     if scheduler is not None and workers is not None:
         raise ValueError("--workers starts an in-process cluster of that many workers; with --scheduler the "
                          "cluster's own workers run the tasks: give one or the other")
-    if workers is not None and workers < 1:
-        raise ValueError(f"--workers: got {workers}; allowed: 1 or more")
+    if workers is not None and not 1 <= workers <= max_workers():
+        raise ValueError(f"--workers: got {workers}; allowed: 1..{max_workers()} (2 per usable core: each worker is "
+                         f"a process with one thread)")
+    if scheduler is not None:
+        parse_scheduler(scheduler)
     try:
         import distributed  # noqa: F401
     except ImportError:

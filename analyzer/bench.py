@@ -14,12 +14,16 @@ import numba
 import numpy as np
 
 from analyzer import dice
-from analyzer.runner import CHUNK_TRIALS
+from analyzer.runner import BATCH_CHUNKS, CHUNK_TRIALS
 from kernels import dice as k
 
 
 #: name -> function(console, trials) printing its figures; games add theirs on import.
 BENCHMARKS: dict[str, "callable"] = {}
+#: Most kernel trials ``analyzer bench NAME --trials`` takes (checked before anything runs): a
+#: benchmark times several interleaved rounds of its kernel and reference, so 10^9 trials already
+#: take minutes; the kernels run in calls of at most ``BATCH_CHUNKS`` chunks (memory stays flat).
+MAX_BENCH_TRIALS = 10**9
 
 
 def load_benchmarks() -> None:
@@ -115,13 +119,20 @@ def bench_dice(n_dice: int = 10, trials: int = 4_000_000, console=None) -> dict:
     k.pool_kernel(1, 0, 0, 2, 16, 32, 64, (n_dice, *table, 0, *cancel, 1))
 
     rolled = [0]
+    # calls of at most BATCH_CHUNKS chunks, as the runner makes them: a kernel's outputs have a row
+    # per chunk, so one call over every chunk grows with the trials (10^10: MemoryError)
+    calls = [(lo, min(lo + BATCH_CHUNKS, n_chunks)) for lo in range(0, n_chunks, BATCH_CHUNKS)]
 
     def raw():
-        k.raw_draws(1, 0, 0, n_chunks, draw_chunk, draw_chunk * n_chunks)
+        for lo, hi in calls:
+            k.raw_draws(1, 0, lo, hi, draw_chunk, draw_chunk * n_chunks)
 
     def pool():
-        _, _, c = k.pool_kernel(1, 0, 0, n_chunks, CHUNK_TRIALS, trials, 128, (n_dice, *table, 0, *cancel, 1))
-        rolled[0] = int(c[:, 1].sum())
+        total = 0
+        for lo, hi in calls:
+            _, _, c = k.pool_kernel(1, 0, lo, hi, CHUNK_TRIALS, trials, 128, (n_dice, *table, 0, *cancel, 1))
+            total += int(c[:, 1].sum())
+        rolled[0] = total
 
     np_trials = min(trials, 1_000_000)
     np_rolled = [0]

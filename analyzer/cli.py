@@ -48,8 +48,34 @@ err = Console(stderr=True)
 EXIT_USAGE = 2
 
 
+def _stats():
+    """:mod:`analyzer.stats`, imported when a command prints a CI (it imports numpy, which
+    ``analyzer --help`` and ``list`` never need)."""
+    from analyzer import stats
+    return stats
+
+
+def plain(text: object) -> str:
+    """``text`` safe to print with rich: one line, control and format characters (ESC of a
+    terminal escape or an OSC-8 link, a bidi override, NUL, a lone surrogate) shown as ``\\x1b``
+    / ``\\u202e`` (line breaks and tabs as spaces), then rich markup escaped (``[link=...]`` is
+    printed, not obeyed). For every string that comes from a file: a cached catalog, a run
+    folder, an error message quoting a value."""
+    import unicodedata
+    out = []
+    for ch in str(text):
+        if ch in "\n\r\t":
+            out.append(" ")
+        elif unicodedata.category(ch)[0] == "C":
+            out.append(f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return escape("".join(out))
+
+
 def _fail(message: str) -> None:
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    # the message may quote a value from a file ("got '[/x]'"): printed as it is, never as markup
+    err.print(f"[bold red]error:[/] {plain(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(EXIT_USAGE)
 
 
@@ -66,10 +92,10 @@ def _load_all(targets: List[str], **overrides) -> list:
     return loaded
 
 
-def _preflight(loaded: list, out: Path) -> None:
+def _preflight(loaded: list, out: Path, option: str = "--out") -> None:
     """Everything that can fail before computing, checked before the first trial of the first
     scenario: every point of every scenario compiles, its ``plots:`` entries can be drawn,
-    and ``--out`` is a folder this process can write in."""
+    and ``--out`` (or ``--resume``'s folder: ``option``) can hold the outputs (:func:`_check_out`)."""
     for sc in loaded:
         try:
             for p in sc.points:
@@ -78,11 +104,19 @@ def _preflight(loaded: list, out: Path) -> None:
                     plotspec.check_scenario_plots(sc, prepared)
         except (ScenarioError, DataError) as e:
             _fail(str(e))
-    from analyzer.paths import check_writable_root
+    _check_out(out, option)
+
+
+def _check_out(out: Path, option: str = "--out") -> None:
+    """``out`` can hold what the command writes (:func:`analyzer.paths.check_output_root`:
+    a writable folder, a UTF-8 name, short enough for the deepest file): checked before
+    computing by every command that writes a folder (run, exact, compare, sensitivity), so an
+    unusable ``--out`` never costs the results."""
+    from analyzer.paths import check_output_root, printable
     try:
-        check_writable_root(out)
+        check_output_root(out)
     except (OSError, UnsafePathError) as e:
-        _fail(f"--out {out}: {e}")
+        _fail(escape(f"{option} {printable(out)}: {e}"))
 
 
 def _progress_factory(enabled: bool):
@@ -103,14 +137,27 @@ def natural_key(text: str) -> list:
 
 
 def _fmt(s: dict) -> str:
-    if s["se"] == 0:
+    """``mean ± se [CI]``; the bare value when the interval has no width (an exact answer); a
+    dash for the CI of a single trial (NaN bounds: one trial gives no interval)."""
+    if s["ci_low"] is None or s["ci_low"] != s["ci_low"]:   # NaN (null in JSON): no CI at n = 1
+        return f"{s['mean']:.6g} ± —  [—: one trial gives no CI]"
+    if s["ci_low"] == s["ci_high"]:
         return f"{s['mean']:.6g}"
     return f"{s['mean']:.4g} ± {s['se']:.2g}  [{s['ci_low']:.4g}, {s['ci_high']:.4g}]"
 
 
 def _cell(s: dict, mc: bool) -> str:
-    """One compact cell: ``mean±se`` (Monte Carlo) or the exact value."""
-    return f"{s['mean']:.4g}±{s['se']:.2g}" if mc and s["se"] else f"{s['mean']:.4g}"
+    """One compact cell: ``mean±se`` (Monte Carlo), ``mean±—`` for one trial, ``mean [low,
+    high]`` when every trial agreed (se 0, the CI still has width), or the exact value."""
+    if not mc:
+        return f"{s['mean']:.4g}"
+    if s["se"] is None or s["se"] != s["se"] or s["ci_low"] is None:
+        return f"{s['mean']:.4g}±—"
+    if s["ci_low"] == s["ci_high"]:
+        return f"{s['mean']:.4g}"
+    if s["se"] == 0:
+        return f"{s['mean']:.4g} [{s['ci_low']:.3g}, {s['ci_high']:.3g}]"
+    return f"{s['mean']:.4g}±{s['se']:.2g}"
 
 
 def _table_width(columns: list[list[str]]) -> int:
@@ -183,8 +230,8 @@ def _print_summary(summary: dict, run_dir: Optional[Path]) -> None:
     for note in notes:
         err.print(f"  note: {note}", highlight=False, markup=False)
     _print_provenance(summary["placeholders"], summary.get("example_values", []))
-    if run_dir is not None:
-        err.print(f"[green]wrote[/] {run_dir}")
+    if run_dir is not None:      # --out is the user's text: "[/]" in it raised MarkupError after the run
+        err.print(f"[green]wrote[/] {escape(str(run_dir))}")
 
 
 SHOWN_VALUES = 12
@@ -260,7 +307,7 @@ def run(
             loaded = [checkpoint.load_scenario(resume)]
         except (ScenarioError, DataError) as e:
             _fail(str(e))
-        _preflight(loaded, resume)
+        _preflight(loaded, resume, "--resume")
     else:
         if not targets:
             _fail("give scenario files, folders or globs to run, or --resume RUN_DIR")
@@ -269,12 +316,21 @@ def run(
     progress, factory = _progress_factory(not no_progress and not json_out)
     summaries = []
     formats = ("png", "svg") if svg else ("png",)
-    if backend.name == "dask":
-        try:
-            backend.start()
-        except OSError as e:          # no scheduler at --scheduler, or a cluster that cannot start
-            _fail(f"--backend dask: cannot reach the cluster ({scheduler or 'in-process'}): {e}")
     with interrupt.handling(), closing(backend):  # Ctrl-C / SIGTERM: stop between kernel calls, never mid-write
+        if backend.name == "dask":
+            from analyzer.backends import BackendError
+            try:
+                backend.start()
+                interrupt.check()
+            except interrupt.RunInterrupted as e:
+                err.print(f"[bold red]{e}[/]: stopped while the cluster started; nothing was written",
+                          highlight=False)
+                raise typer.Exit(e.exit_code)
+            except BackendError as e:     # no scheduler answers at --scheduler, or it has no workers
+                _fail(str(e))
+            except OSError as e:          # a cluster that cannot start
+                _fail(f"--backend dask: cannot reach the cluster ({scheduler or 'in-process'}): {e}")
+        from analyzer.checkpoint import RunKept
         for sc in loaded:
             try:
                 if progress:
@@ -286,11 +342,19 @@ def run(
                                                          resume=resume, backend=backend)
             except interrupt.RunInterrupted as e:
                 done = ", ".join(s["run_dir"] for s in summaries) or "none"
+                if getattr(e, "completed", False):      # the signal came while the outputs were written
+                    err.print(f"[bold red]{e}[/]: arrived while {escape(sc.name)}'s outputs were written; they "
+                              f"were completed first: the run is complete in {escape(str(e.run_dir))}; "
+                              f"no later scenario was run (completed before it: {escape(done)})",
+                              highlight=False, soft_wrap=True)
+                    raise typer.Exit(e.exit_code)
                 where = (f"{sc.name} saved, incomplete, in {e.run_dir}; continue it with: "
                          f"analyzer run --resume {e.run_dir}") if e.run_dir else f"nothing of {sc.name} was written"
                 err.print(f"[bold red]{e}[/]: stopped between kernel calls; {escape(where)} "
                           f"(scenarios completed before it: {escape(done)})", highlight=False, soft_wrap=True)
                 raise typer.Exit(e.exit_code)
+            except RunKept as e:          # failed after saving points: the folder is kept, resumable
+                _fail(escape(str(e)))
             except (ScenarioError, DataError, UnsafePathError) as e:
                 _fail(str(e))
             summary["run_dir"] = str(run_dir)
@@ -311,7 +375,9 @@ def exact(
     """Exact answer where the question supports it (same summary as 'run', se = 0).
 
     Exits with code 2 and a message where the question has no exact mode."""
-    sc = _load_all([str(target)])[0]
+    sc = _load_all([str(target)], trials_guard=False)[0]    # exact runs no trials: no trial guard
+    if write:
+        _check_out(out)                  # before computing: an unusable --out must not cost the answer
     t0 = time.perf_counter()
     try:
         results = api.exact(sc)
@@ -345,22 +411,33 @@ def compare(
     out: Path = typer.Option(Path("results"), help="Root folder for the comparison folder (comparison.json, "
                                                    "report.html)."),
     write: bool = typer.Option(True, help="Write the comparison folder."),
+    force: bool = typer.Option(False, help="Allow more than 10^10 trials per point, or in all (A and B at every "
+                                           "point)."),
 ):
     """Run A and B on common random numbers; report A, B and the paired difference B - A
-    (console, and a folder with comparison.json and report.html)."""
+    (console, and a folder with comparison.json and report.html). Ctrl-C / SIGTERM stop it
+    between kernel calls (exit 130 / 143; nothing is written)."""
     try:
         api.set_threads(threads)
     except ValueError as e:
         _fail(str(e))
-    sa = _load_all([str(a)], trials=trials, seed=seed)[0]
-    sb = _load_all([str(b)], trials=trials or sa.spec.trials, seed=seed if seed is not None else sa.spec.seed)[0]
+    sa = _load_all([str(a)], trials=trials, seed=seed, force=force)[0]
+    sb = _load_all([str(b)], trials=trials or sa.spec.trials, seed=seed if seed is not None else sa.spec.seed,
+                   force=force)[0]
+    if write:
+        _check_out(out)                  # before computing: an unusable --out must not cost the results
     progress, factory = _progress_factory(not json_out)
     try:
-        if progress:
-            with progress:
-                cmp = api.compare(sa, sb, progress=factory)
-        else:
-            cmp = api.compare(sa, sb)
+        with interrupt.handling():            # Ctrl-C / SIGTERM: stop between kernel calls
+            if progress:
+                with progress:
+                    cmp = api.compare(sa, sb, progress=factory, force=force)
+            else:
+                cmp = api.compare(sa, sb, force=force)
+            interrupt.check()
+    except interrupt.RunInterrupted as e:
+        err.print(f"[bold red]{e}[/]: compare stopped between kernel calls; nothing was written", highlight=False)
+        raise typer.Exit(e.exit_code)
     except ScenarioError as e:
         _fail(str(e))
     doc = api.comparison_doc(cmp)
@@ -382,7 +459,8 @@ def compare(
         for name, m in pt["metrics"].items():
             d = m["diff_b_minus_a"]
             table.add_row(name, f"{m['a']['mean']:.4f}", f"{m['b']['mean']:.4f}",
-                          f"{d['mean']:+.4f}  [{d['ci_low']:+.4f}, {d['ci_high']:+.4f}]")
+                          f"{d['mean']:+.4f}  [{d['ci_low']:+.4f}, {d['ci_high']:+.4f}]"
+                          + (f"  {_stats().NO_DETECTABLE_EFFECT}" if _stats().contains_zero(d) else ""))
         err.print(table)
     placeholders: list[dict] = []
     examples: list[dict] = []
@@ -391,7 +469,7 @@ def compare(
         examples += [ex for ex in pt["example_values"] if ex not in examples]
     _print_provenance(placeholders, examples, where="compare --json")
     if folder is not None:
-        err.print(f"[green]wrote[/] {folder}")
+        err.print(f"[green]wrote[/] {escape(str(folder))}")
 
 
 @app.command()
@@ -425,21 +503,24 @@ def list_(
         typer.echo(json.dumps(doc, indent=2, default=str))
         return
     out = Console()              # the listing is the command's output: stdout (pipe it to less or grep)
+    # every string of the listing comes from the cache file: printed with plain() (markup escaped,
+    # control characters shown), so a cached '[link=...]' or a raw ESC never reaches the terminal
     for g, qs in doc.items():
-        out.print(f"[bold]{g}[/]")
+        out.print(f"[bold]{plain(g)}[/]")
         for q in qs:
-            out.print(f"  [cyan]{q['question']}[/] — {escape(q['summary'])}" + (" \\[exact mode]" if q["exact"] else ""))
+            out.print(f"  [cyan]{plain(q['question'])}[/] — {plain(q['summary'])}" +
+                      (" \\[exact mode]" if q["exact"] else ""))
             if q.get("metrics"):
-                out.print(f"      metrics (default params): {', '.join(q['metrics'])}", highlight=False)
+                out.print(f"      metrics (default params): {plain(', '.join(q['metrics']))}", highlight=False)
             for p in q["params"]:
                 ph = "  [yellow]PLACEHOLDER default[/]" if p.get("placeholder") else ""
-                out.print(f"      {p['path']}: {escape(p['type'])} = {escape(repr(p['default']))}{ph}  "
-                          f"{escape(p.get('description', ''))}", highlight=False)
+                out.print(f"      {plain(p['path'])}: {plain(p['type'])} = {plain(repr(p['default']))}{ph}  "
+                          f"{plain(p.get('description', ''))}", highlight=False)
             for o in q["rule_options"]:
-                what_if = (escape(f" [what-if, not a reading of the source: {', '.join(o['what_if'])}]")
+                what_if = (plain(f" [what-if, not a reading of the source: {', '.join(o['what_if'])}]")
                            if o["what_if"] else "")
-                out.print(f"      rules.{o['name']}: {' | '.join(o['values'])} (default {o['default']}){what_if} "
-                          f"{escape(o['doc'])}", highlight=False)
+                out.print(f"      rules.{plain(o['name'])}: {plain(' | '.join(o['values']))} "
+                          f"(default {plain(o['default'])}){what_if} {plain(o['doc'])}", highlight=False)
 
 
 @app.command()
@@ -460,23 +541,26 @@ def init(
     except (ScenarioError, DataError) as e:
         _fail(str(e))
     for p in written:
-        err.print(f"[green]wrote[/] {p}", highlight=False)
+        err.print(f"[green]wrote[/] {plain(p)}", highlight=False)
     scen = [p for p in written if p.parent == dest]
-    err.print(f"run it: analyzer run {' '.join(str(p) for p in scen)}", highlight=False, markup=False)
+    err.print(f"run it: analyzer run {plain(' '.join(str(p) for p in scen))}", highlight=False)
 
 
 @app.command()
 def report(run_dir: Path = typer.Argument(..., help="A run folder (analyzer run / exact) or a comparison folder.")):
     """Rebuild report.html, the self-contained page of a run: question, parameters, metrics with
     CIs, plots, placeholders, rule options, notes and provenance."""
+    from analyzer.paths import entry_kind
     from analyzer.report import write_report
-    if not (run_dir / "summary.json").is_file() and not (run_dir / "comparison.json").is_file():
+    # (a link or FIFO at either name counts as there: reading it is then refused, by name)
+    if not run_dir.is_dir() or (entry_kind(run_dir, "summary.json") is None
+                                and entry_kind(run_dir, "comparison.json") is None):
         _fail(f"{run_dir}: not a run folder (needs summary.json, or comparison.json)")
     try:
         path = write_report(run_dir)
-    except (OSError, KeyError, ValueError, UnsafePathError) as e:
+    except (OSError, ValueError, UnsafePathError) as e:    # RunFolderError (a ValueError): damaged folder
         _fail(f"{run_dir}: cannot build the report: {e}")
-    err.print(f"[green]wrote[/] {path}")
+    err.print(f"[green]wrote[/] {plain(path)}", highlight=False)
 
 
 @app.command()
@@ -489,6 +573,8 @@ def sensitivity(
     source_values: bool = typer.Option(False, "--source-values", help="Also move every plain number of every "
                                        "data file the point reads (values the source gives)."),
     out: Path = typer.Option(Path("results"), help="Root folder for the sensitivity folder."),
+    force: bool = typer.Option(False, help="Allow more than 10^10 trials per variant, or in all (the scenario "
+                                           "and every variant)."),
 ):
     """Which missing value or rule reading moves the answer most? Every placeholder,
     example-derived value and placeholder default the point uses is moved one step down and
@@ -497,7 +583,8 @@ def sensitivity(
     comes with the 95% CI of B - A. Writes sensitivity.parquet, sensitivity.json and a
     tornado chart."""
     from analyzer import sensitivity as sens
-    sc = _load_all([str(target)], trials=trials)[0]
+    sc = _load_all([str(target)], trials=trials, force=force)[0]
+    _check_out(out)                      # before computing: an unusable --out must not cost the results
     progress, _ = _progress_factory(True)
     try:
         with interrupt.handling():            # Ctrl-C stops between kernel calls
@@ -505,7 +592,7 @@ def sensitivity(
             with progress:
                 task = progress.add_task(f"{sc.name}: variants", total=n)
                 result = sens.run(sc, metric=metric, trials=trials, include_source_values=source_values,
-                                  on_variant=lambda i, total, v: progress.update(task, completed=i))
+                                  on_variant=lambda i, total, v: progress.update(task, completed=i), force=force)
                 progress.update(task, completed=n)
             folder = sens.write(result, out, sc.digest)
     except interrupt.RunInterrupted as e:
@@ -515,18 +602,19 @@ def sensitivity(
         _fail(str(e))
     table = Table(title=f"{sc.name}: effect on mean {result.metric} (base {result.base_mean:.4g}, "
                         f"{result.trials:,} trials per variant)", title_justify="left")
-    for col in ("value changed", "from → to", "effect ±se"):
+    for col in ("value changed", "from → to", "effect ±se  [95% CI]"):
         table.add_column(col)
     for e in result.ranked()[:top]:
         v = e.variant
-        effect = f"cannot run: {e.error}" if e.error else f"{e.mean:+.4g}±{e.se:.2g}"
+        effect = (f"cannot run: {e.error}" if e.error else f"{e.mean:+.4g}±{e.se:.2g}  [{e.ci_low:+.4g}, {e.ci_high:+.4g}]"
+                  + (f"  {_stats().NO_DETECTABLE_EFFECT}" if e.ci_low <= 0 <= e.ci_high else ""))
         table.add_row(escape(f"{v.what} [{v.kind}]"), escape(f"{v.base!r} → {v.value!r}"), escape(effect))
     err.print(table)
     if result.skipped:
         err.print(f"  not perturbed (not numbers, or identifiers such as card numbers): {len(result.skipped)} "
                   f"value(s), listed in sensitivity.json",
                   highlight=False, markup=False)
-    err.print(f"[green]wrote[/] {folder}")
+    err.print(f"[green]wrote[/] {escape(str(folder))}")
 
 
 @app.command()
@@ -535,17 +623,20 @@ def plot(
     svg: bool = typer.Option(False, help="Also write SVG."),
 ):
     """Re-render the plots of a run folder from its parquet tables."""
+    from analyzer.errors import RunFolderError
+    from analyzer.paths import entry_kind
     from analyzer.plots import PlotError, render
-    if not (run_dir / "points.parquet").is_file() or not (run_dir / "plotmeta.json").is_file():
+    if not run_dir.is_dir() or entry_kind(run_dir, "points.parquet") is None \
+            or entry_kind(run_dir, "plotmeta.json") is None:
         _fail(f"{run_dir}: not a run folder (needs points.parquet and plotmeta.json)")
     try:
         written = render(run_dir, ("png", "svg") if svg else ("png",))
-    except (PlotError, UnsafePathError) as e:
+    except (PlotError, RunFolderError, UnsafePathError) as e:    # a damaged folder: refused by name
         _fail(f"{run_dir}: {e}")
-    except (ValueError, KeyError, OSError) as e:     # a damaged folder: unreadable parquet or JSON
-        _fail(f"{run_dir}: not a readable run folder ({type(e).__name__}: {str(e).splitlines()[0][:200]})")
+    except OSError as e:                                          # the folder cannot be written
+        _fail(f"{run_dir}: cannot write the plots: {e.strerror or e}")
     for p in written:
-        err.print(f"[green]wrote[/] {p}")
+        err.print(f"[green]wrote[/] {plain(p)}", highlight=False)
 
 
 @app.command()
@@ -577,6 +668,10 @@ def bench(
     if trials is not None:
         if len(names) != 1 or names[0] not in BENCHMARKS:
             _fail("bench: --trials needs exactly one benchmark name (see 'analyzer bench list')")
+        from analyzer.bench import MAX_BENCH_TRIALS
+        if trials > MAX_BENCH_TRIALS:
+            _fail(f"bench: --trials: got {trials:,}; allowed: 1..{MAX_BENCH_TRIALS:,} (a benchmark runs its kernel "
+                  f"several times)")
         rows = bench_suite.rows_of(names[0], BENCHMARKS[names[0]](err, trials),
                                    bench_suite.target_of(BENCHMARKS[names[0]]))
     else:
@@ -599,7 +694,39 @@ def bench(
 import analyzer.cli_balance  # noqa: E402,F401  (registers 'matchup' and 'solve': analyzer/cli_balance.py)
 
 
+#: Most numba threads ``NUMBA_NUM_THREADS`` may ask for: 4 per usable core, never more than 1024
+#: (numba starts that many threads at its first parallel kernel: 100,000 segfaulted, 30,000 made
+#: a run 10x slower).
+MAX_THREADS_PER_CORE, MAX_THREADS = 4, 1024
+
+
+def check_thread_env(environ=None) -> None:
+    """Refuse, in one line, a ``NUMBA_NUM_THREADS`` that is not a whole number in
+    1..min(4 per usable core, 1024). Runs before numba is imported (numba reads the variable
+    once, at import: afterwards it is too late to refuse it)."""
+    import os
+    value = (os.environ if environ is None else environ).get("NUMBA_NUM_THREADS")
+    if value is None or value.strip() == "":
+        return
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    cap = min(MAX_THREADS, MAX_THREADS_PER_CORE * cores)
+    try:
+        n = int(value)
+    except ValueError:
+        n = None
+    if n is None or not 1 <= n <= cap:
+        _fail(f"NUMBA_NUM_THREADS (environment): got {value!r}; allowed: a whole number 1..{cap} "
+              f"({MAX_THREADS_PER_CORE} per usable core, at most {MAX_THREADS}); unset it to use every core")
+
+
 def main() -> None:  # entry point
+    try:
+        check_thread_env()
+    except typer.Exit as e:
+        raise SystemExit(e.exit_code) from None
     app()
 
 

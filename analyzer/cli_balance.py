@@ -22,11 +22,8 @@ from analyzer.paths import UnsafePathError
 
 
 def _check_out(out: Path) -> None:
-    from analyzer.paths import check_writable_root
-    try:
-        check_writable_root(out)
-    except (OSError, UnsafePathError) as e:
-        _fail(f"--out {out}: {e}")
+    from analyzer.cli import _check_out as check     # the one --out preflight of every command
+    check(out)
 
 
 def _threads(threads: Optional[int]) -> int:
@@ -87,7 +84,8 @@ def matchup(
     reference: Optional[str] = typer.Option(None, help="Contender the ratings and fair costs refer to (default: "
                                                        "matchup.reference, else the first contender)."),
     bootstrap: Optional[int] = typer.Option(None, min=0, max=10_000, help="Bootstrap resamples of the paired "
-                                            "batches for the rating CIs (default: matchup.bootstrap, 200)."),
+                                            "batches for the rating CIs, 20 to 10000 (default: matchup.bootstrap, "
+                                            "200)."),
     threads: Optional[int] = typer.Option(None, help="Worker threads (results do not depend on it)."),
     out: Path = typer.Option(Path("results"), help="Root folder: writes <out>/<scenario>-matchup/<run-id>/ "
                                                    "(matchups.parquet, ratings.parquet, matchup.json, plots, "
@@ -95,6 +93,8 @@ def matchup(
     json_out: bool = typer.Option(False, "--json", help="Print matchup.json to stdout and nothing else on stdout."),
     svg: bool = typer.Option(False, help="Also write SVG plots."),
     no_progress: bool = typer.Option(False, help="Hide the progress bar."),
+    force: bool = typer.Option(False, help="Allow more than 10^10 trials per pair, or in all (every pair, and "
+                                           "with --fair-cost every scaled pair it may try)."),
 ):
     """Which contender beats which, and how clearly: a matchup matrix with CIs and ratings.
 
@@ -107,14 +107,18 @@ def matchup(
     used = _threads(threads)
     _check_out(out)
     try:
-        sc, spec, cs, mode = mu.load(target, trials=trials, seed=seed)
+        sc, spec, cs, mode = mu.load(target, trials=trials, seed=seed, force=force, bootstrap=bootstrap,
+                                     fair_cost=fair_cost)
     except (ScenarioError, DataError) as e:
         _fail(str(e))
     formats = ("png", "svg") if svg else ("png",)
 
     def compute(tick):
-        m = mu.run(target, trials=trials, seed=seed, fair_cost=fair_cost, reference=reference, on_trials=tick)
-        return m, mu.write(m, mu.ratings(m, resamples=bootstrap), out, threads=used, formats=formats)
+        m = mu.run(target, trials=trials, seed=seed, fair_cost=fair_cost, reference=reference, on_trials=tick,
+                   force=force, bootstrap=bootstrap)
+        r = mu.ratings(m, resamples=bootstrap)
+        interrupt.check()             # a stop during the bootstrap: nothing is written
+        return m, mu.write(m, r, out, threads=used, formats=formats)
     m, folder = _execute("matchup", f"{sc.name}: {mode} matchup", mu.planned_trials(sc, mode, len(cs)), "trials",
                          not no_progress and not json_out, compute)
     doc = _document(folder, "matchup.json", json_out)
@@ -184,6 +188,8 @@ def solve(
                                                         "and nothing else on stdout."),
     svg: bool = typer.Option(False, help="Also write an SVG plot."),
     no_progress: bool = typer.Option(False, help="Hide the progress display."),
+    force: bool = typer.Option(False, help="Monte Carlo: allow more than 10^10 trials per value, or in all (every "
+                                           "value the search may evaluate)."),
 ):
     """The parameter value at which a metric crosses a target (AA dice, skill, ...).
 
@@ -195,7 +201,7 @@ def solve(
     used = _threads(threads)
     _check_out(out)
     kwargs = dict(metric=metric, target=target_value, param=param, range_=range_, tol=tol, trials=trials, seed=seed,
-                  scan=scan, exact=False if monte_carlo else None)
+                  scan=scan, exact=False if monte_carlo else None, force=force)
     formats = ("png", "svg") if svg else ("png",)
 
     def compute(tick):

@@ -39,7 +39,8 @@ NOTEBOOK_DIR = ROOT / "notebooks"
 
 #: What each top-level key of a scenario file means (the model gives names, types, defaults).
 SCENARIO_KEYS = {
-    "name": "run-folder name; defaults to the file stem (made one safe path component)",
+    "name": "run-folder name and plot titles, at most 200 characters (drawn literally, `$` too; cut to 100 in "
+            "titles); defaults to the file stem (made one safe path component)",
     "game": "a game of the table below (`analyzer list`)",
     "question": "a question of that game",
     "seed": "random seed; the fixed default is recorded in every output",

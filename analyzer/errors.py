@@ -23,3 +23,8 @@ def suggest(word: str, choices: Iterable[str]) -> str:
 def show(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+class RunFolderError(ScenarioError):
+    """A run or comparison folder's file is not what ``analyzer run`` / ``compare`` writes (a
+    damaged or tampered folder): ``FILE: FIELD: what is wrong`` in one line."""

@@ -49,3 +49,18 @@ def check() -> None:
     """Raise :class:`RunInterrupted` if a signal arrived since :func:`handling` began."""
     if _received:
         raise RunInterrupted(_received[0])
+
+
+def stop_handler_installed(pid: int) -> bool | None:
+    """Whether process ``pid`` catches SIGTERM (its :func:`handling` is active: a stop request
+    now is a clean stop, not a kill). Reads ``/proc/PID/status`` (Linux); None where that
+    cannot be read (another OS, or the process is gone). Tests and the ``stop-latency`` bench
+    row wait for it before sending a signal, instead of sleeping a guessed start-up time."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("SigCgt:"):
+                    return bool(int(line.split()[1], 16) >> (signal.SIGTERM - 1) & 1)
+    except (OSError, ValueError):
+        return None
+    return None

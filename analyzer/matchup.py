@@ -39,6 +39,10 @@ from kernels.record import chunk_sizes
 
 #: field mode: one trial per chunk; a kernel call's histogram stays under this many cells
 FIELD_CALL_CELLS = 2_000_000
+#: fewest bootstrap resamples for the rating CIs: with 0 or 1 there is no interval (the ratings
+#: figure and the fair-cost CIs have nothing to draw), and below ~20 the 2.5% / 97.5% percentiles
+#: are the extreme draws; checked before any pair runs
+MIN_BOOTSTRAP = 20
 
 
 @dataclass
@@ -105,10 +109,14 @@ class Matchup:
         return self.names.index(self.spec.reference) if self.spec.reference else 0
 
 
-def load(path: str | Path, *, trials: int | None = None, seed: int | None = None):
+def load(path: str | Path, *, trials: int | None = None, seed: int | None = None, force: bool = False,
+         bootstrap: int | None = None, fair_cost: bool = False):
     """(scenario, matchup spec, contenders, mode) of a matchup file; refuses a file without
-    contenders, with a sweep or a precision target."""
-    sc = scenario_mod.load(path, trials=trials, seed=seed)
+    contenders, with a sweep or a precision target, a bootstrap count below
+    :data:`MIN_BOOTSTRAP` (``bootstrap``: the command line's, over the file's), and more than
+    10^10 trials in all (pairs x trials, with ``fair_cost`` its scaled pairs at most) unless
+    ``force``."""
+    sc = scenario_mod.load(path, trials=trials, seed=seed, force=force)
     file = str(sc.path)
     if not sc.spec.contenders:
         raise ScenarioError(file, "contenders", "a matchup file needs contenders: (a list of {name, side} or "
@@ -122,7 +130,18 @@ def load(path: str | Path, *, trials: int | None = None, seed: int | None = None
         raise ScenarioError(file, "trials", f"got {sc.spec.trials}; a matchup needs at least {MIN_PAIRED_BATCHES} "
                             f"trials per pair for honest batch CIs")
     spec = matchup_spec(file, sc.spec)
-    return sc, spec, contenders(file, sc.spec), spec.mode or default_mode(sc.question)
+    cs = contenders(file, sc.spec)
+    mode = spec.mode or default_mode(sc.question)
+    for where, count in (("--bootstrap", bootstrap), ("matchup.bootstrap", spec.bootstrap)):
+        if count is not None and count < MIN_BOOTSTRAP and (where == "--bootstrap" or bootstrap is None or fair_cost):
+            raise ScenarioError(file, where, f"got {count}; allowed: {MIN_BOOTSTRAP} to 10000 bootstrap resamples "
+                                f"(the rating CIs are percentiles of the resamples)")
+    runs = planned_trials(sc, mode, len(cs)) // sc.spec.trials
+    if fair_cost and mode == "seated":       # at most max_scale - 1 scaled pairs, both seats, per contender
+        runs += (len(cs) - 1) * 2 * (spec.max_scale - 1)
+    scenario_mod.check_trial_budget(file, "trials", sc.spec.trials, runs,
+                                    "pairs" if mode == "seated" else "contenders", force)
+    return sc, spec, cs, mode
 
 
 def planned_trials(sc, mode: str, n: int) -> int:
@@ -182,7 +201,8 @@ def _load_cells(sc, seats: list[str], pairs: list[tuple[Any, Any]], trials: int)
     scenario loader with the pair as a one-point sweep (validated like the file)."""
     out = []
     for a, b in pairs:
-        cell = scenario_mod.load(sc.path, trials=trials, seed=sc.spec.seed, sweep={seats[0]: [a], seats[1]: [b]})
+        cell = scenario_mod.load(sc.path, trials=trials, seed=sc.spec.seed, sweep={seats[0]: [a], seats[1]: [b]},
+                                 trials_guard=False)          # load() checked the matchup's total
         out.append(prepare_point(cell, cell.points[0]))
     return out
 
@@ -193,11 +213,13 @@ def _union(preps: list, examples: bool = False) -> list[dict]:
 
 
 def run(path: str | Path, *, trials: int | None = None, seed: int | None = None, fair_cost: bool = False,
-        reference: str | None = None, on_trials: Callable[[int], None] | None = None) -> Matchup:
+        reference: str | None = None, on_trials: Callable[[int], None] | None = None, force: bool = False,
+        bootstrap: int | None = None) -> Matchup:
     """Run a matchup file (see the module docstring); with ``fair_cost`` also the fair-cost
-    search against the reference (:func:`fair_costs`)."""
+    search against the reference (:func:`fair_costs`). ``force`` and ``bootstrap`` as for
+    :func:`load` (checked before any pair runs)."""
     t0 = time.perf_counter()
-    sc, spec, cs, mode = load(path, trials=trials, seed=seed)
+    sc, spec, cs, mode = load(path, trials=trials, seed=seed, force=force, bootstrap=bootstrap, fair_cost=fair_cost)
     if reference is not None:
         names = [c.name for c in cs]
         if reference not in names:
@@ -230,7 +252,7 @@ def _run_seated(sc, spec, cs: list[ContenderSpec], key, n_trials, on_trials) -> 
     sides = [c.side for c in cs]
     # one load: the seats swept over every contender = every ordered pair, point i * n + j
     pairs_sc = scenario_mod.load(sc.path, trials=n_trials, seed=sc.spec.seed,
-                                 sweep={spec.seats[0]: sides, spec.seats[1]: sides})
+                                 sweep={spec.seats[0]: sides, spec.seats[1]: sides}, trials_guard=False)
     preps = [prepare_point(pairs_sc, p) for p in pairs_sc.points]
     scores, sizes = _seated_scores(preps, sc, spec, key, n_trials, on_trials)
     sums = scores.reshape(n, n, -1)
@@ -253,7 +275,7 @@ def _run_field(sc, spec, cs: list[ContenderSpec], key, n_trials, on_trials) -> M
     preps = []
     for c in cs:
         cell = scenario_mod.load(sc.path, trials=n_trials, seed=sc.spec.seed,
-                                 sweep={p: [v] for p, v in c.params.items()})
+                                 sweep={p: [v] for p, v in c.params.items()}, trials_guard=False)
         preps.append(prepare_point(cell, cell.points[0]))
     metric = spec.metric or sc.question.primary_metric
     idx = []
@@ -265,8 +287,10 @@ def _run_field(sc, spec, cs: list[ContenderSpec], key, n_trials, on_trials) -> M
                                 f"contender {c.name}; metrics: {', '.join(names)}")
         idx.append(names.index(metric))
     n_batches = MIN_PAIRED_BATCHES
-    batch_of = (np.arange(n_trials, dtype=np.int64) * n_batches) // n_trials
-    sizes = np.bincount(batch_of, minlength=n_batches).astype(np.int64)
+    # trial t is in batch t * n_batches // n_trials; batch b starts at ceil(b * n_trials / n_batches).
+    # Computed per kernel call (no array of n_trials: 10^9 trials would need 7.45 GiB up front)
+    starts = np.array([-(-b * n_trials // n_batches) for b in range(n_batches + 1)], dtype=np.int64)
+    sizes = np.diff(starts)
     sums = np.zeros((n, n, n_batches))
     metric_sums = np.zeros((n, n_batches))
     per_call = max(1, min(4096, FIELD_CALL_CELLS // max(len(p.metrics) * p.n_bins for p in preps)))
@@ -280,7 +304,7 @@ def _run_field(sc, spec, cs: list[ContenderSpec], key, n_trials, on_trials) -> M
             if on_trials is not None:
                 on_trials(hi - lo)
             interrupt.check()
-        b = batch_of[lo:hi]
+        b = (np.arange(lo, hi, dtype=np.int64) * n_batches) // n_trials
         for c in range(n):
             metric_sums[c] += np.bincount(b, weights=vals[c], minlength=n_batches)
         for i in range(n):
@@ -411,6 +435,8 @@ def fit_ratings(wins_b: np.ndarray, games_b: np.ndarray, names: list[str], refer
     counts = bootstrap_counts(wins_b.shape[2], resamples, seed)
     boot = np.empty((resamples, n))
     for r in range(resamples):
+        if r % 16 == 0:
+            interrupt.check()          # 10^4 resamples of a large field take a while
         w = np.tensordot(wins_b, counts[r], axes=([2], [0])) * off
         t, _ = _fit(w, float(counts[r] @ games_b) * off, prior)
         boot[r] = t - t[reference]
@@ -694,9 +720,11 @@ def write(m: Matchup, r: Ratings, out_root: Path, *, threads: int, formats: tupl
             outputs.write_parquet(pd.DataFrame([f.row() for f in m.fair]), tmp / "fair_cost.parquet")
         outputs.write_json(doc, tmp / "matchup.json")
         import matplotlib.pyplot as plt
+        from analyzer.plots import bounded_bbox
         for stem, fig in figures(doc):
+            bbox = bounded_bbox(fig)
             for fmt in formats:
-                paths.write_atomic(tmp, f"{stem}.{fmt}", lambda fh: fig.savefig(fh, format=fmt, bbox_inches="tight"))
+                paths.write_atomic(tmp, f"{stem}.{fmt}", lambda fh: fig.savefig(fh, format=fmt, bbox_inches=bbox))
             plt.close(fig)
         man = manifest(m.sc, kind="matchup", trials=m.kernel_trials, wall_seconds=m.wall_seconds, threads=threads,
                        data_files=m.data_files, extra={"mode": m.mode, "contenders": m.names})
@@ -797,7 +825,9 @@ def ratings_figure(doc: dict):
         fig, ax = plt.subplots(figsize=(7, 1.4 + 0.45 * len(rows)))
         ys = np.arange(len(rows))[::-1]
         for y, x in zip(ys, rows):
-            ax.errorbar(x["rating"], y, xerr=[[x["rating"] - x["ci_low"]], [x["ci_high"] - x["rating"]]], fmt="o",
+            # a percentile CI need not contain the estimate: the bar spans what it can (no negative extent)
+            ax.errorbar(x["rating"], y, xerr=[[max(0.0, x["rating"] - x["ci_low"])],
+                                              [max(0.0, x["ci_high"] - x["rating"])]], fmt="o",
                         color="tab:red" if x["contender"] == doc["reference"] else "tab:blue", capsize=3)
             cost = f", cost {x['cost']:g}" if x.get("cost") is not None else ""
             ax.annotate(f"  P(beats {doc['reference']}) {x['p_beats_reference']:.2f}{cost}", (x["ci_high"], y),

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import datetime as _dt
 import errno
+import fcntl
 import json
 import math
 import os
 import platform
 import shutil
+import stat
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -188,13 +191,64 @@ def new_run_dir(out_root: Path, scenario_name: str, digest: str) -> tuple[Path, 
     return new_partial_dir(base), final
 
 
+#: The lock file of a temporary ``.partial-*`` folder: its owner holds an exclusive ``flock`` on
+#: it from the folder's creation until :func:`release_partial` (just before the folder is
+#: renamed, moved into a run folder or removed); the kernel drops the lock when the owner dies,
+#: however it dies. This is what :func:`_remove_orphans` trusts, not the pid in the name.
+PARTIAL_LOCK = ".owner.lock"
+#: A ``.partial-*`` folder without a lock file (made before locks existed, or being released by
+#: its owner this instant) is removed only when untouched for this long (7 days).
+UNLOCKED_PARTIAL_SECONDS = 7 * 24 * 3600
+#: open lock descriptors of this process's temporary folders (path -> fd)
+_partial_locks: dict[str, int] = {}
+
+
 def new_partial_dir(base: Path) -> Path:
-    """A temporary ``.partial-<pid>-*`` folder in ``base`` to build outputs in (after removing
-    those of dead processes)."""
+    """A temporary ``.partial-<pid>-*`` folder in ``base`` to build outputs in, locked for
+    this process (:data:`PARTIAL_LOCK`), after removing those whose owner is gone."""
     _remove_orphans(base)
     tmp = Path(tempfile.mkdtemp(prefix=f".partial-{os.getpid()}-", dir=base))
-    os.chmod(tmp, 0o777 & ~paths.current_umask())   # mkdtemp makes 0700; a run folder follows the umask
+    try:
+        _lock_partial(tmp)
+        os.chmod(tmp, 0o777 & ~paths.current_umask())   # mkdtemp makes 0700; a run folder follows the umask
+    except BaseException:
+        release_partial(tmp)
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     return tmp
+
+
+def _lock_partial(tmp: Path) -> None:
+    """Create ``tmp/PARTIAL_LOCK`` already locked: the file is made and locked under a
+    temporary name, then renamed into place, so no cleaner ever sees it unlocked."""
+    dir_fd = paths.open_dir_nofollow(tmp)
+    try:
+        name = f".owner-{os.urandom(6).hex()}.tmp"
+        fd = os.open(name, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=dir_fd)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)     # a new file: nobody else holds it
+            os.rename(name, PARTIAL_LOCK, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            os.close(fd)
+            os.unlink(name, dir_fd=dir_fd)
+            raise
+    finally:
+        os.close(dir_fd)
+    _partial_locks[os.fspath(tmp)] = fd
+
+
+def release_partial(tmp: Path) -> None:
+    """Remove the lock file of this process's temporary folder ``tmp`` and drop the lock
+    (before ``tmp`` is renamed, emptied into a run folder or removed). Harmless when ``tmp``
+    holds none."""
+    fd = _partial_locks.pop(os.fspath(tmp), None)
+    if fd is None:
+        return
+    try:
+        os.unlink(Path(tmp) / PARTIAL_LOCK)      # first: a cleaner that gets the lock next sees it unlinked
+    except OSError:
+        pass
+    os.close(fd)
 
 
 def _stamp() -> str:
@@ -222,6 +276,7 @@ def fill_run_dir(tmp: Path, run_dir: Path, last: str = "manifest.json") -> Path:
     """Move every file of the filled temporary folder ``tmp`` into ``run_dir`` (each rename
     atomic, ``last`` after all others, replacing the incomplete manifest), then remove ``tmp``."""
     paths.check_under(tmp.parent, run_dir)
+    release_partial(tmp)
     names = sorted(p.name for p in tmp.iterdir() if p.name != last) + [last]
     for name in names:
         os.replace(tmp / name, run_dir / name)
@@ -230,18 +285,52 @@ def fill_run_dir(tmp: Path, run_dir: Path, last: str = "manifest.json") -> Path:
 
 
 def _remove_orphans(base: Path) -> None:
-    """Remove ``.partial-<pid>-*`` folders left by a process that no longer exists (killed with
-    SIGKILL while writing): they can never be completed."""
+    """Remove ``.partial-*`` folders whose owner is provably gone (killed with SIGKILL while
+    writing: they can never be completed): those whose :data:`PARTIAL_LOCK` this process can
+    lock itself (non-blocking; removed while holding it). The pid in the name says nothing: a
+    run in another container sharing the results folder has a pid that does not exist here.
+    A folder without a lock file is left alone unless untouched for
+    :data:`UNLOCKED_PARTIAL_SECONDS`; links and files named ``.partial-*`` are never touched."""
+    now = time.time()
     for p in base.glob(".partial-*"):
-        parts = p.name.split("-")
-        if len(parts) < 3 or not parts[1].isdigit():
+        try:
+            st = os.lstat(p)
+            if not stat.S_ISDIR(st.st_mode):
+                continue
+            dir_fd = paths.open_dir_nofollow(p)
+        except (OSError, paths.UnsafePathError):
             continue
         try:
-            os.kill(int(parts[1]), 0)
-        except ProcessLookupError:
-            shutil.rmtree(p, ignore_errors=True)
-        except PermissionError:
-            pass                      # alive, someone else's
+            try:
+                lock_fd = os.open(PARTIAL_LOCK, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                                  dir_fd=dir_fd)
+            except FileNotFoundError:
+                if now - st.st_mtime > UNLOCKED_PARTIAL_SECONDS:
+                    shutil.rmtree(p, ignore_errors=True)
+                continue
+            except OSError:
+                continue
+            try:
+                if not stat.S_ISREG(os.fstat(lock_fd).st_mode):
+                    continue
+                try:
+                    fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:
+                    continue          # its owner holds it: alive, in whatever PID namespace
+                # free, and still the folder's lock file: an owner that released its folder (to
+                # rename it into place) unlinked the file before dropping the lock
+                held = os.fstat(lock_fd)
+                try:
+                    linked = os.stat(PARTIAL_LOCK, dir_fd=dir_fd, follow_symlinks=False)
+                except OSError:
+                    continue
+                if held.st_nlink == 0 or (linked.st_ino, linked.st_dev) != (held.st_ino, held.st_dev):
+                    continue
+                shutil.rmtree(p, ignore_errors=True)
+            finally:
+                os.close(lock_fd)
+        finally:
+            os.close(dir_fd)
 
 
 def commit_run_dir(tmp: Path, final: Path) -> Path:
@@ -249,6 +338,7 @@ def commit_run_dir(tmp: Path, final: Path) -> Path:
     the meantime (two runs of one scenario finishing in the same second), the next free
     ``final-N``: both runs are kept."""
     paths.check_under(tmp.parent, final.parent)
+    release_partial(tmp)
     candidate, n = final, 1
     while True:
         try:
@@ -262,6 +352,7 @@ def commit_run_dir(tmp: Path, final: Path) -> Path:
 
 
 def discard_run_dir(tmp: Path) -> None:
+    release_partial(tmp)
     shutil.rmtree(tmp, ignore_errors=True)
     try:
         tmp.parent.rmdir()  # only if empty: a scenario folder that got no run

@@ -22,16 +22,75 @@ import pandas as pd  # noqa: E402
 from analyzer import paths  # noqa: E402
 from analyzer.stats import Z95  # noqa: E402
 
+#: ``text.parse_math: False``: every string is drawn literally. Scenario names, parameter
+#: values, metric labels and data names (fighter types, weapons, sensors) are someone else's
+#: text, and mathtext raised on ``$\unknownmacro$`` only in ``savefig``, after every trial had
+#: run (and the run folder went with it). No figure of the analyzer uses mathtext on purpose.
 STYLE = {"figure.dpi": 110, "axes.spines.top": False, "axes.spines.right": False,
-         "axes.grid": True, "grid.alpha": 0.3, "font.size": 10}
+         "axes.grid": True, "grid.alpha": 0.3, "font.size": 10, "text.parse_math": False}
 MAX_DEFAULT_METRICS = 6
+#: Longest scenario name drawn in a title (the full name is in summary.json and report.html).
+MAX_DRAWN_NAME = 100
+#: Longest parameter value drawn as a tick label, legend entry or heatmap slice.
+MAX_DRAWN_VALUE = 40
+#: Largest side of any saved figure, in pixels. A heatmap sized per swept value (250 x 400
+#: values: 16,600 x 19,900 px) or a title stretched by ``bbox_inches="tight"`` (a
+#: 10,000-character name: 130,000 px) would otherwise die in savefig, after the whole run.
+MAX_FIGURE_PX = 4000
+#: Most entries a legend lists (one per sweep point in an explicit ``bars`` plot).
+MAX_LEGEND_ENTRIES = 20
 
 
 from analyzer.plotspec import PlotError, check_specs  # noqa: E402,F401  (re-exported)
 
 
+def drawn(value: object, limit: int = MAX_DRAWN_NAME) -> str:
+    """A user- or data-supplied value as a figure draws it: one line (line breaks, control and
+    format characters become spaces; a lone surrogate, an undecodable byte of a file name that
+    the font code cannot take, becomes ``?``) of at most ``limit`` characters (longer: cut,
+    ending in ``…``). Mathtext is off in :data:`STYLE` (and :func:`literal`): ``$`` stays ``$``."""
+    import unicodedata
+    text = "".join("?" if unicodedata.category(ch) == "Cs" else
+                   " " if unicodedata.category(ch)[0] == "C" or ch in "\u2028\u2029" else ch for ch in str(value))
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def literal(fig) -> None:
+    """Draw every text of ``fig`` literally (no mathtext), whatever rcParams were in force when
+    its texts were made: for figures built outside :data:`STYLE` (the tornado chart)."""
+    from matplotlib.text import Text
+    for t in fig.findobj(Text):
+        t.set_parse_math(False)
+
+
+def bounded_bbox(fig, dpi: float | None = None):
+    """Make ``fig`` fit :data:`MAX_FIGURE_PX` (saved at ``dpi``, default savefig's) and return
+    the ``bbox_inches`` to save it with: ``"tight"`` (as always), or ``None`` (the figure's own,
+    capped, area; text reaching past it is cut) when the tight box would exceed the cap (a long
+    data name in a game's figure). Checked on the figure's tight box before saving (cheap: no
+    pixels are drawn). Also :func:`literal`."""
+    if dpi is None:
+        dpi = plt.rcParams["savefig.dpi"]
+        dpi = fig.dpi if dpi == "figure" else float(dpi)
+    cap = MAX_FIGURE_PX / dpi
+    w, h = fig.get_size_inches()
+    if w > cap or h > cap:
+        fig.set_size_inches(min(w, cap), min(h, cap))
+    literal(fig)
+    box = fig.get_tightbbox()
+    pad = 2 * float(plt.rcParams["savefig.pad_inches"])
+    if box is None or (box.width + pad) * dpi <= MAX_FIGURE_PX and (box.height + pad) * dpi <= MAX_FIGURE_PX:
+        return "tight"
+    return None
+
+
+#: A title longer than this many characters is wrapped (a long name must not widen the figure).
+TITLE_WRAP = 80
+
+
 def _title(meta: dict, what: str) -> str:
-    return f"{meta['scenario']} — {what}"
+    import textwrap
+    return textwrap.fill(f"{drawn(meta['scenario'])} — {what}", TITLE_WRAP)
 
 
 def relevant(values: list[dict], meta: dict, metrics: list[str] | None) -> list[dict]:
@@ -88,14 +147,14 @@ def _bars(meta, points, dists, metric: str):
             yerr = np.clip(np.vstack([probs - lo, hi - probs]), 0, None)  # Wilson bounds may round past p
         else:
             yerr = None
-        label = _point_label(points, pt)
+        label = drawn(_point_label(points, pt), 2 * MAX_DRAWN_VALUE)
         step = np.min(np.diff(np.unique(values))) if len(values) > 1 else 1.0
         ax.bar(values + (i - (d.point.nunique() - 1) / 2) * width * step, probs, width=width * step,
                yerr=yerr, capsize=2, label=label, alpha=0.85)
     ax.set_xlabel(info["label"])
     ax.set_ylabel("probability")
     ax.set_title(_title(meta, f"distribution of {metric}"))
-    if d.point.nunique() > 1:
+    if 1 < d.point.nunique() <= MAX_LEGEND_ENTRIES:      # beyond that a legend only hides the plot
         ax.legend(fontsize=7)
     footer(fig, meta, [metric])
     return fig
@@ -127,13 +186,13 @@ def _line(meta, points, metric: str, x: str, group: str | None = None):
     for gval, g in groups:
         g = g.sort_values(x)
         xs = g[x].to_numpy()
-        label = None if group is None else f"{group}={gval}"
+        label = None if group is None else drawn(f"{group}={gval}", 2 * MAX_DRAWN_VALUE)
         ax.plot(xs, g[f"{metric}_mean"], marker="o", label=label)
         ax.fill_between(xs, g[f"{metric}_ci_low"], g[f"{metric}_ci_high"], alpha=0.25)
     ax.set_xlabel(x)
     ax.set_ylabel(info["label"] + (" (95% CI band)" if meta["mode"] == "monte_carlo" else ""))
     ax.set_title(_title(meta, f"{metric} vs {x}"))
-    if group is not None:
+    if group is not None and len(groups) <= MAX_LEGEND_ENTRIES:
         ax.legend(fontsize=8)
     footer(fig, meta, [metric])
     return fig
@@ -150,22 +209,26 @@ def _heatmap(meta, points, metric: str, x: str, y: str, fixed: dict | None = Non
         sub = sub[sub[k] == v]
     table = sub.pivot_table(index=y, columns=x, values=f"{metric}_mean", aggfunc="mean")
     half = sub.pivot_table(index=y, columns=x, values=f"{metric}_se", aggfunc="mean") * Z95
-    fig, ax = plt.subplots(figsize=(1.0 + 0.6 * max(4, table.shape[1]), 1.4 + 0.45 * max(3, table.shape[0])))
+    # sized per swept value, but never past MAX_FIGURE_PX (250 x 400 values asked for a
+    # 16,600 x 19,900 px canvas): a capped heatmap keeps every cell, smaller
+    cap = MAX_FIGURE_PX / float(plt.rcParams["figure.dpi"])
+    width, height = 1.0 + 0.6 * max(4, table.shape[1]), 1.4 + 0.45 * max(3, table.shape[0])
+    fig, ax = plt.subplots(figsize=(min(width, cap), min(height, cap)))
     im = ax.imshow(table.to_numpy(dtype=float), aspect="auto", origin="lower", cmap="viridis",
                    vmin=0 if info["kind"] == "probability" else None, vmax=1 if info["kind"] == "probability" else None)
-    ax.set_xticks(range(table.shape[1]), [str(c) for c in table.columns])
-    ax.set_yticks(range(table.shape[0]), [str(i) for i in table.index])
     ax.set_xlabel(x)
     ax.set_ylabel(y)
     ax.grid(False)
     fmt = "{:.2f}" if info["kind"] == "probability" else "{:.2g}"
     vals = table.to_numpy(dtype=float)
-    labelled = vals if vals.size <= MAX_LABELLED_CELLS else np.empty((0, 0))   # unreadable (and slow) past that
-    if vals.size > MAX_LABELLED_CELLS:     # at most about 20 tick labels per axis
-        xs = range(0, table.shape[1], max(1, table.shape[1] // 20))
-        ys = range(0, table.shape[0], max(1, table.shape[0] // 20))
-        ax.set_xticks(list(xs), [str(table.columns[k]) for k in xs])
-        ax.set_yticks(list(ys), [str(table.index[k]) for k in ys])
+    # a value in each cell, and a tick label per value, only while every cell has its full
+    # size: past MAX_LABELLED_CELLS (or a capped figure) they are unreadable (and slow)
+    full = vals.size <= MAX_LABELLED_CELLS and width <= cap and height <= cap
+    labelled = vals if full else np.empty((0, 0))
+    xs = range(table.shape[1]) if full else range(0, table.shape[1], max(1, -(-table.shape[1] // 20)))
+    ys = range(table.shape[0]) if full else range(0, table.shape[0], max(1, -(-table.shape[0] // 20)))
+    ax.set_xticks(list(xs), [drawn(table.columns[k], MAX_DRAWN_VALUE) for k in xs])   # at most 20 per axis
+    ax.set_yticks(list(ys), [drawn(table.index[k], MAX_DRAWN_VALUE) for k in ys])
     for (i, j), v in np.ndenumerate(labelled):
         if math.isfinite(v):
             hw = half.to_numpy(dtype=float)[i, j]
@@ -174,7 +237,7 @@ def _heatmap(meta, points, metric: str, x: str, y: str, fixed: dict | None = Non
             ax.text(j, i, txt, ha="center", va="center", fontsize=7,
                     color="white" if (v - np.nanmin(vals)) < 0.5 * (np.nanmax(vals) - np.nanmin(vals) + 1e-12) else "black")
     fig.colorbar(im, ax=ax, label=info["label"])
-    extra = "" if not fixed else " (" + ", ".join(f"{k}={v}" for k, v in fixed.items()) + ")"
+    extra = "" if not fixed else " (" + ", ".join(f"{k}={drawn(v, MAX_DRAWN_VALUE)}" for k, v in fixed.items()) + ")"
     ax.set_title(_title(meta, f"{metric}{extra}"), fontsize=9)
     footer(fig, meta, [metric])
     fig.tight_layout(rect=(0, 0.03, 1, 1))
@@ -237,12 +300,17 @@ def default_figures(meta: dict, points: pd.DataFrame, dists: pd.DataFrame) -> li
 
 def _category_bars(meta, points, metric, x):
     info = _metric_info(meta)[metric]
-    fig, ax = plt.subplots(figsize=(max(4, 1.1 * len(points) + 2), 3.8))
-    labels = [str(v) for v in points[x]]
+    cap = MAX_FIGURE_PX / float(plt.rcParams["figure.dpi"])
+    width = max(4, 1.1 * len(points) + 2)
+    fig, ax = plt.subplots(figsize=(min(width, cap), 3.8))
     means = points[f"{metric}_mean"].to_numpy()
     err = np.clip(np.vstack([means - points[f"{metric}_ci_low"].to_numpy(),
                              points[f"{metric}_ci_high"].to_numpy() - means]), 0, None)
-    ax.bar(labels, means, yerr=err, capsize=4, color="steelblue")
+    # bars at positions, labelled with the (shortened) values: two long values cut to the
+    # same text stay two bars; past a capped width, at most 20 labels
+    ax.bar(range(len(points)), means, yerr=err, capsize=4, color="steelblue")
+    ticks = range(len(points)) if width <= cap else range(0, len(points), max(1, -(-len(points) // 20)))
+    ax.set_xticks(list(ticks), [drawn(points[x].iloc[k], MAX_DRAWN_VALUE) for k in ticks])
     ax.set_xlabel(x)
     ax.set_ylabel(info["label"] + " (95% CI)")
     ax.set_title(_title(meta, f"{metric} by {x}"))
@@ -280,27 +348,63 @@ def requested_figures(meta, points, dists, specs: list) -> list[tuple[str, plt.F
     return figs
 
 
+def _close_new(before: set) -> None:
+    """Close every figure opened since ``before`` (``plt.get_fignums()``): a figure function
+    that raised half-way leaves none behind."""
+    for num in set(plt.get_fignums()) - before:
+        plt.close(num)
+
+
 def render(run_dir: Path, formats: tuple[str, ...] = ("png",), question=None, specs: list | None = None) -> list[Path]:
-    """(Re-)render every plot of a run folder from its tables; returns the files written."""
+    """(Re-)render every plot of a run folder from its tables; returns the files written.
+
+    The folder's files are read through :func:`analyzer.runfolder.load_plot_inputs` (no link
+    followed, regular files only, size caps, the shape of plotmeta.json and the tables checked:
+    a damaged folder is refused in one line, :class:`analyzer.errors.RunFolderError`). Without
+    ``question`` (``analyzer plot``: the question is the one plotmeta.json names), a figure that
+    still cannot be drawn from the tables (a plotmeta.json edited to name another question) is
+    refused the same way; a run passes its question, and a drawing error there is a bug and
+    raises as it is."""
+    from analyzer import runfolder
+    from analyzer.errors import RunFolderError
     run_dir = Path(run_dir)
-    meta = json.loads((run_dir / "plotmeta.json").read_text())
-    points = pd.read_parquet(run_dir / "points.parquet")
-    dists = pd.read_parquet(run_dir / "distributions.parquet")
+    meta, points, dists = runfolder.load_plot_inputs(run_dir)
+    from_folder = question is None
     if question is None:
         from analyzer import questions
         question = questions.get(meta["game"], meta["question"])
     written = []
+    # every figure, the question's own too, titles with the name as drawn: one line, shortened
+    meta = {**meta, "scenario": drawn(meta["scenario"])} if isinstance(meta, dict) and "scenario" in meta else meta
     with plt.rc_context(STYLE):
         use_defaults = question is None or question.default_plots
-        figs = default_figures(meta, points, dists) if use_defaults else []
-        figs += requested_figures(meta, points, dists, specs if specs is not None else meta.get("plots", []))
-        if question is not None:
-            figs += question.plots(meta, points, dists)
+        figs: list = []
+        before = set(plt.get_fignums())
+        try:
+            if use_defaults:
+                figs += default_figures(meta, points, dists)
+            figs += requested_figures(meta, points, dists, specs if specs is not None else meta.get("plots", []))
+            if question is not None:
+                figs += question.plots(meta, points, dists)
+        except PlotError:
+            _close_new(before)
+            raise
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
+            _close_new(before)
+            if not from_folder:
+                raise
+            why = (str(e).splitlines() or [""])[0][:160]
+            raise RunFolderError(runfolder.PLOTMETA, "", f"the figures of {meta['game']}/{meta['question']} cannot "
+                                 f"be drawn from this folder's tables ({type(e).__name__}: {why})") from None
+        except BaseException:
+            _close_new(before)
+            raise
         for stem, fig in figs:
+            bbox = bounded_bbox(fig)        # at most MAX_FIGURE_PX a side, drawn literally
             for fmt in formats:
                 # stems carry metric and data names: paths.write_atomic makes them one safe
                 # file name inside the run folder and never writes through a planted link
                 written.append(paths.write_atomic(
-                    run_dir, f"{stem}.{fmt}", lambda fh: fig.savefig(fh, format=fmt, bbox_inches="tight")))
+                    run_dir, f"{stem}.{fmt}", lambda fh: fig.savefig(fh, format=fmt, bbox_inches=bbox)))
             plt.close(fig)
     return written

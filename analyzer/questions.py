@@ -155,6 +155,12 @@ class Context:
         """
         from analyzer.gamedata import DataError, file_sha256
 
+        try:       # a globbed name (fleets/*.yaml) with an undecodable byte: refused before any trial
+            str(relpath).encode("utf-8")
+        except UnicodeEncodeError:
+            from analyzer.paths import printable
+            raise DataError(f"{printable(relpath)}: the file name is not valid UTF-8 (undecodable bytes); "
+                            f"rename it to a UTF-8 name") from None
         for origin, base in (("scenario", self.scenario_dir), ("shipped", self.game_dir)):
             p = (Path(base) / relpath).resolve()
             if p.is_file():

@@ -4,18 +4,28 @@ page a player opens, reads and sends to a friend.
 Built only from the files of the run folder (``summary.json``, ``manifest.json``,
 ``plotmeta.json`` and the PNG plots), so ``analyzer report RUN_DIR`` rebuilds it at any time.
 A comparison folder (``comparison.json``) gets the paired differences B - A instead.
+
+The folder may have been damaged or prepared by someone else (the report is meant to be
+shared), so every file is read through :mod:`analyzer.runfolder` (no link followed, regular
+files only, size caps, the shape checked: a damaged JSON file is refused in one line,
+:class:`analyzer.errors.RunFolderError`), and every value that reaches the page is escaped
+(:func:`_e`; numbers are formatted only once their type is checked). A ``*.png`` that is a link,
+a FIFO or device, larger than :data:`analyzer.paths.MAX_IMAGE_BYTES` or not a PNG image is not
+inlined: the Plots section says so in one line per file (the rest of the report is still
+useful, and nothing outside the folder is ever read into it).
 """
 from __future__ import annotations
 
 import base64
 import html
 import json
+import os
 from pathlib import Path
 from typing import Any, Iterable
 
 import yaml
 
-from analyzer import paths
+from analyzer import paths, runfolder
 
 REPORT_FILE = "report.html"
 
@@ -64,7 +74,14 @@ def _table(header: Iterable[str], rows: Iterable[Iterable[Any]], numeric_from: i
     return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
 
 
+def _nan_dash(x: float | None, fmt: str) -> str:
+    """A number, or "—" for NaN / null (one trial gives no se or CI: :mod:`analyzer.stats`;
+    summary.json writes NaN as null)."""
+    return "—" if x is None or x != x else format(x, fmt)
+
+
 def _label(swept: dict) -> str:
+    """``k = v, ...`` (plain text: the caller escapes it)."""
     return ", ".join(f"{k} = {v}" for k, v in swept.items()) or "(single point)"
 
 
@@ -75,8 +92,8 @@ def _metric_table(points: list[dict], name: str, mc: bool) -> str:
     for pt in points:
         s = pt["metrics"][name]
         cells = [pt["swept"][k] for k in swept] or ["(single point)"]
-        rows.append(cells + ([f"{s['mean']:.6g}", f"{s['se']:.2g}", f"{s['ci_low']:.5g}", f"{s['ci_high']:.5g}"]
-                             if mc else [f"{s['mean']:.6g}"]))
+        rows.append(cells + ([_nan_dash(s["mean"], ".6g")] + [_nan_dash(s[k], fmt) for k, fmt in (("se", ".2g"), ("ci_low", ".5g"), ("ci_high", ".5g"))]
+                             if mc else [_nan_dash(s["mean"], ".6g")]))
     header = (swept or ["point"]) + (["mean", "se", "95% CI low", "95% CI high"] if mc else ["exact"])
     return _table(header, rows, numeric_from=max(1, len(swept)))
 
@@ -85,19 +102,40 @@ def _metric_table(points: list[dict], name: str, mc: bool) -> str:
 OPEN_ROWS = 40
 
 
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
 def _figures(run_dir: Path) -> str:
-    out = []
-    for png in sorted(run_dir.glob("*.png")):
-        data = base64.b64encode(png.read_bytes()).decode("ascii")
-        out.append(f'<figure><img alt="{_e(png.stem)}" src="data:image/png;base64,{data}">'
-                   f"<figcaption>{_e(png.name)}</figcaption></figure>")
+    """Every ``*.png`` of the folder inlined, read with :func:`analyzer.paths.read_regular` (no
+    link followed, no FIFO opened, at most :data:`analyzer.paths.MAX_IMAGE_BYTES`); a file that
+    is refused or is not a PNG image is named in a one-line note instead."""
+    out, skipped = [], []
+    names = sorted(n for n in os.listdir(run_dir) if n.endswith(".png") and not n.startswith("."))
+    for name in names:
+        shown = paths.printable(name)
+        try:
+            data = paths.read_regular(run_dir, name, paths.MAX_IMAGE_BYTES)
+        except FileNotFoundError:          # removed since listed
+            continue
+        except paths.UnsafePathError as e:
+            prefix = paths.printable(Path(run_dir) / name) + ": "       # the message names the file
+            why = str(e)[len(prefix):] if str(e).startswith(prefix) else str(e)
+            skipped.append(f"{shown}: {why}")
+            continue
+        if not data.startswith(_PNG_SIGNATURE):
+            skipped.append(f"{shown}: is not a PNG image")
+            continue
+        encoded = base64.b64encode(data).decode("ascii")
+        out.append(f'<figure><img alt="{_e(shown[:-4])}" src="data:image/png;base64,{encoded}">'
+                   f"<figcaption>{_e(shown)}</figcaption></figure>")
+    if skipped:
+        out.append("<div class=\"warn\">Not included (only the folder's own PNG images are): <ul>"
+                   + "".join(f"<li>{_e(s)}</li>" for s in skipped) + "</ul></div>")
     return "".join(out) or "<p>No plots.</p>"
 
 
 def _provenance_rows(manifest: dict) -> list[list[Any]]:
-    keys = ("seed", "mode", "trials", "wall_seconds", "trials_per_second", "threads", "version", "git_commit",
-            "created_utc", "python", "numpy", "numba", "scenario_file", "scenario_sha256")
-    return [[k, manifest[k]] for k in keys if k in manifest]
+    return [[k, manifest[k]] for k in runfolder.PROVENANCE if k in manifest]
 
 
 def _values_section(title: str, values: list[dict], examples: bool) -> str:
@@ -121,9 +159,9 @@ def _page(title: str, body: str) -> str:
 
 def run_report_html(run_dir: Path) -> str:
     """The report of a run folder written by ``analyzer run`` or ``analyzer exact``."""
-    summary = json.loads((run_dir / "summary.json").read_text())
-    manifest = json.loads((run_dir / "manifest.json").read_text())
-    meta = json.loads((run_dir / "plotmeta.json").read_text()) if (run_dir / "plotmeta.json").is_file() else {}
+    summary = runfolder.load_summary(run_dir)
+    manifest = runfolder.load_manifest(run_dir)
+    meta = runfolder.load_plotmeta(run_dir, required=False)
     points = summary["points"]
     mc = summary["mode"] == "monte_carlo"
     names = list(points[0]["metrics"])
@@ -153,7 +191,7 @@ def run_report_html(run_dir: Path) -> str:
     if swept:
         parts.append("<p>Swept (one point per combination):</p>" + _table(
             ["parameter", "values"], [[k, ", ".join(dict.fromkeys(str(v) for v in vs))] for k, vs in swept.items()]))
-    rules = manifest.get("points", [{}])[0].get("rules", {})
+    rules = (manifest.get("points") or [{}])[0].get("rules", {})
     if rules:
         varying = {k for k in rules if len({json.dumps(p.get("rules", {}).get(k)) for p in manifest["points"]}) > 1}
         parts.append("<h2>Rule options in force</h2>" + _table(
@@ -185,7 +223,7 @@ def comparison_report_html(doc: dict) -> str:
     for pt in doc["points"]:
         label = _label(pt["swept_a"]) if pt["swept_a"] == pt["swept_b"] else \
             f"A: {_label(pt['swept_a'])}; B: {_label(pt['swept_b'])}"
-        parts.append(f"<h2>Point {pt['point']}: {_e(label)} · {pt['trials']:,} trials</h2>")
+        parts.append(f"<h2>Point {_e(pt['point'])}: {_e(label)} · {_e(format(pt['trials'], ','))} trials</h2>")
         rows = [[name, m["a"]["mean"], m["b"]["mean"], m["diff_b_minus_a"]["mean"], m["diff_b_minus_a"]["ci_low"],
                  m["diff_b_minus_a"]["ci_high"]] for name, m in pt["metrics"].items()]
         parts.append(_table(["metric", "A", "B", "B − A", "95% CI low", "95% CI high"], rows, numeric_from=1))
@@ -203,8 +241,8 @@ def comparison_report_html(doc: dict) -> str:
 def write_report(run_dir: Path) -> Path:
     """(Re)write ``report.html`` in a run or comparison folder, atomically."""
     run_dir = Path(run_dir)
-    if (run_dir / "comparison.json").is_file():
-        text = comparison_report_html(json.loads((run_dir / "comparison.json").read_text()))
+    if paths.entry_kind(run_dir, runfolder.COMPARISON) is not None:     # (a link there is refused when read)
+        text = comparison_report_html(runfolder.load_comparison(run_dir))
     else:
         text = run_report_html(run_dir)
     data = text.encode("utf-8")

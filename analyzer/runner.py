@@ -22,8 +22,9 @@ from analyzer.gamedata import DataError
 from analyzer.stats import MetricAccumulator, MetricSummary, PairedAccumulator, Z95
 from kernels.driver import BATCH_CHUNKS, CHUNK_TRIALS
 from kernels.record import chunk_sizes
-#: Trial cap for a precision target when the scenario gives no ``max_trials``.
-DEFAULT_MAX_TRIALS = 100_000_000
+#: Trial cap for a precision target when the scenario gives no ``max_trials`` (one definition,
+#: in analyzer.scenario, which the trial guard counts with).
+from analyzer.scenario import DEFAULT_MAX_TRIALS  # noqa: E402
 
 
 def stream_key(*parts) -> int:
@@ -272,8 +273,18 @@ def prepare_point(scenario: Scenario, point: SweepPoint) -> Prepared:
     return prepared
 
 
-def paired_summary(paired: PairedAccumulator, metrics: list[Metric]) -> dict[str, MetricSummary]:
-    return {m.name: paired.summary(i, m.scale) for i, m in enumerate(metrics)}
+def paired_summary(paired: PairedAccumulator, metrics: list[Metric], acc_a: MetricAccumulator | None = None,
+                   acc_b: MetricAccumulator | None = None) -> dict[str, MetricSummary]:
+    """B - A of every metric. ``acc_a`` / ``acc_b`` (the arms' own sums, which
+    :func:`simulate_point` returns) give the per-arm intervals a difference resting on few
+    differing batches is bounded by (:meth:`PairedAccumulator.summary`); a non-proportion
+    metric needs them then."""
+    out = {}
+    for i, m in enumerate(metrics):
+        arms = {} if acc_a is None or acc_b is None else {
+            "arm_a": acc_a.summary(i, m.scale, m.is_probability), "arm_b": acc_b.summary(i, m.scale, m.is_probability)}
+        out[m.name] = paired.summary(i, m.scale, proportion=m.is_probability, **arms)
+    return out
 
 
 __all__ = ["CHUNK_TRIALS", "BATCH_CHUNKS", "PointResult", "simulate_point", "summarize",

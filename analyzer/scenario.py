@@ -31,6 +31,42 @@ MAX_TRIALS_WITHOUT_FORCE = 10_000_000_000
 MAX_TRIALS_EVER = 10**13
 #: Most sweep points one scenario may expand to (counted before expanding).
 MAX_SWEEP_POINTS = 100_000
+#: Longest scenario ``name`` (characters). The name titles every plot, the report and the
+#: console table and names the run folder: a 10,000-character name made 130,000-pixel-wide
+#: PNGs after the whole run. Plots also shorten whatever name they draw
+#: (:func:`analyzer.plots.drawn`), for run folders written before this cap.
+MAX_NAME_CHARS = 200
+#: Trial cap of a precision target when the scenario gives no ``max_trials`` (the runner stops
+#: there; the trial guard counts a precision run at this cap, the most it can run).
+DEFAULT_MAX_TRIALS = 100_000_000
+
+
+def planned_trials_per_point(spec: "ScenarioFile") -> int:
+    """The most trials one point of ``spec`` can run: its ``trials``, or for a precision target
+    its ``max_trials`` (default :data:`DEFAULT_MAX_TRIALS`): what the trial guard counts."""
+    if spec.precision is None:
+        return spec.trials if spec.trials is not None else DEFAULT_TRIALS
+    return spec.max_trials or DEFAULT_MAX_TRIALS
+
+
+def check_trial_budget(file: str, field_name: str, per_item: int, items: int, what: str, force: bool) -> int:
+    """The one trial guard of every command that runs kernels (run, compare, sensitivity,
+    matchup, solve): ``per_item`` trials for each of ``items`` ``what`` (points, variants,
+    pairs, values...). More than :data:`MAX_TRIALS_EVER` per item is refused even with
+    ``--force`` (the counters must stay exact); more than :data:`MAX_TRIALS_WITHOUT_FORCE` per
+    item, or in all, needs ``--force`` (a typo guard: ``trials: 1e12`` would run for days).
+    Returns the total. ``exact`` runs no trials and never calls this."""
+    total = per_item * items
+    if per_item > MAX_TRIALS_EVER:
+        raise ScenarioError(file, field_name, f"got {per_item:,}; at most {MAX_TRIALS_EVER:,} trials per point, "
+                            f"even with --force")
+    if per_item > MAX_TRIALS_WITHOUT_FORCE and not force:
+        raise ScenarioError(file, field_name,
+                            f"got {per_item:,}; more than {MAX_TRIALS_WITHOUT_FORCE:,} trials per point needs --force")
+    if total > MAX_TRIALS_WITHOUT_FORCE and not force:
+        raise ScenarioError(file, field_name, f"{per_item:,} trials x {items:,} {what} = {total:,} trials in all; "
+                            f"more than {MAX_TRIALS_WITHOUT_FORCE:,} needs --force")
+    return total
 
 
 class ScenarioFile(BaseModel):
@@ -258,13 +294,25 @@ def _validate_params(file: str, question: registry.Question, params: dict, where
 
 
 def load(path: str | Path, *, trials: int | None = None, precision: float | None = None,
-         seed: int | None = None, force: bool = False, sweep: dict[str, list] | None = None) -> Scenario:
+         seed: int | None = None, force: bool = False, sweep: dict[str, list] | None = None,
+         trials_guard: bool = True) -> Scenario:
     """Read, validate and expand a scenario file. Raises :class:`ScenarioError`.
+
+    ``trials_guard``: check the trial budget (:func:`check_trial_budget`, over the sweep's
+    points); ``analyzer exact`` turns it off (it runs no trials), and the commands that run
+    each point several times (compare, sensitivity, matchup, solve) check their own totals.
 
     ``sweep`` replaces the file's sweep (``analyzer matchup`` / ``solve`` place contenders and
     solved values through it, validated like the file's own)."""
     path = Path(path)
     file = str(path)
+    if not _is_utf8(file) or not _is_utf8(_absolute(path)):
+        # an undecodable byte in the file or folder name (Linux hands it over as a lone
+        # surrogate) cannot be drawn, written into report.html nor given to pyarrow (the
+        # manifest records the absolute path): refused here, before any trial, not after all
+        from analyzer.paths import printable
+        raise ScenarioError(printable(path), "", f"the path {printable(_absolute(path))} is not valid "
+                            f"UTF-8 (undecodable bytes in a file or folder name); rename it to a UTF-8 name")
     try:
         text = read_text(path)
     except DataError as e:
@@ -301,6 +349,9 @@ def load(path: str | Path, *, trials: int | None = None, precision: float | None
             raise ScenarioError(file, loc, "required key is missing") from None
         raise ScenarioError(file, loc, f"got {show(err.get('input'))}; {_allowed_from_error(err)}") from None
 
+    if spec.name is not None and len(spec.name) > MAX_NAME_CHARS:
+        raise ScenarioError(file, "name", f"{len(spec.name):,} characters; at most {MAX_NAME_CHARS} (the name "
+                            f"titles every plot and names the run folder): use description: for longer text")
     if not registry.has_game(spec.game):
         games = registry.games_with_questions()
         raise ScenarioError(file, "game", f"unknown game {spec.game!r}{suggest(spec.game, games)}; "
@@ -314,21 +365,13 @@ def load(path: str | Path, *, trials: int | None = None, precision: float | None
 
     if spec.trials is None and spec.precision is None:
         spec.trials = DEFAULT_TRIALS
-    cap = spec.trials if spec.precision is None else (spec.max_trials or 100 * DEFAULT_TRIALS * 50)
-    field_name = "trials" if spec.precision is None else "max_trials"
-    if cap > MAX_TRIALS_EVER:
-        raise ScenarioError(file, field_name, f"got {cap:,}; at most {MAX_TRIALS_EVER:,} trials per point, even with "
-                            f"--force")
-    if cap > MAX_TRIALS_WITHOUT_FORCE and not force:
-        raise ScenarioError(file, field_name,
-                            f"got {cap:,}; more than {MAX_TRIALS_WITHOUT_FORCE:,} trials per point needs --force")
     n_points = math.prod(len(v) for v in spec.sweep.values()) if spec.sweep else 1
     if n_points > MAX_SWEEP_POINTS:
         raise ScenarioError(file, "sweep", f"{n_points:,} points (the product of the swept lists' lengths); at most "
                             f"{MAX_SWEEP_POINTS:,}: split the sweep into several files")
-    if spec.precision is None and cap * n_points > MAX_TRIALS_WITHOUT_FORCE and not force:
-        raise ScenarioError(file, field_name, f"{cap:,} trials x {n_points:,} points = {cap * n_points:,} trials in "
-                            f"all; more than {MAX_TRIALS_WITHOUT_FORCE:,} needs --force")
+    if trials_guard:        # a precision run counts at max_trials: the most it can run
+        check_trial_budget(file, "trials" if spec.precision is None else "max_trials",
+                           planned_trials_per_point(spec), n_points, "points", force)
     if spec.precision_metric is not None and spec.precision is None:
         raise ScenarioError(file, "precision_metric", "only meaningful together with precision")
 
@@ -372,6 +415,22 @@ def load(path: str | Path, *, trials: int | None = None, precision: float | None
         points.append(SweepPoint(index, swept, params, point_rules, used))
     # precision_metric is checked against the prepared metrics by the runner
     return Scenario(path, text, spec, question, points)
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
+def _absolute(path: Path) -> str:
+    import os
+    try:
+        return os.path.abspath(path)
+    except OSError:                 # no working folder to name: the path as given
+        return str(path)
 
 
 def expand_targets(targets: list[str]) -> list[Path]:

@@ -24,6 +24,7 @@ from analyzer import scenario as scenario_mod
 from analyzer.errors import ScenarioError
 from analyzer.gamedata import DataError, is_wrapper, read_yaml
 from analyzer.runner import prepare_point
+from analyzer.stats import NO_DETECTABLE_EFFECT
 
 #: relative step of a non-integer value (an integer moves by 1)
 FLOAT_STEP = 0.10
@@ -119,7 +120,7 @@ def variants(sc: scenario_mod.Scenario, include_source_values: bool = False) -> 
     are not numbers (listed, not perturbed). ``include_source_values`` adds every plain
     number of every data file the point reads (values the source gives: "what if the
     printed value were one step different"); most of them are not read by a given point and
-    show no effect."""
+    cannot change the answer."""
     point = sc.points[0]
     prepared = prepare_point(sc, point)
     out: list[Variant] = []
@@ -232,12 +233,14 @@ def _variant_scenario(sc: scenario_mod.Scenario, data_files: tuple[dict, ...], v
         (folder / rel).write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
     path = folder / sc.path.name
     path.write_text(yaml.safe_dump(raw, sort_keys=False, allow_unicode=True))
-    return scenario_mod.load(path, trials=trials, seed=sc.spec.seed)
+    return scenario_mod.load(path, trials=trials, seed=sc.spec.seed, trials_guard=False)   # run() checked the total
 
 
 def _base_batches(sc: scenario_mod.Scenario, prepared, key: int, trials: int, chunk_size: int):
     """The unchanged scenario's per-batch moments (kept: every variant is paired with them),
-    and its accumulator."""
+    and its accumulator. Checks the stop flag between kernel calls (the base run of a long
+    sensitivity can take hours)."""
+    from analyzer import interrupt
     from analyzer.runner import BATCH_CHUNKS
     from analyzer.stats import MetricAccumulator
     from kernels.record import chunk_sizes
@@ -250,22 +253,29 @@ def _base_batches(sc: scenario_mod.Scenario, prepared, key: int, trials: int, ch
         hist, moments, counters = prepared.run_kernel(sc.spec.seed, key, lo, hi, chunk_size, trials)
         acc.add_chunks(hist, moments, counters)
         batches.append((lo, hi, moments, chunk_sizes(lo, hi, trials, chunk_size)))
+        interrupt.check()
     return batches, acc
 
 
 def run(sc: scenario_mod.Scenario, *, metric: str | None = None, trials: int | None = None,
         include_source_values: bool = False,
-        on_variant: Callable[[int, int, Variant], None] | None = None) -> Sensitivity:
+        on_variant: Callable[[int, int, Variant], None] | None = None, force: bool = False) -> Sensitivity:
     """Every variant of the scenario's point against the scenario, on common random numbers:
     the unchanged point runs once, and each variant runs on the same chunk streams and is
-    paired with it chunk by chunk (as ``analyzer compare`` pairs A and B)."""
+    paired with it chunk by chunk (as ``analyzer compare`` pairs A and B).
+
+    The trial guard counts (1 + variants) x trials (``force`` allows more than 10^10); a stop
+    request (under :func:`analyzer.interrupt.handling`) stops between kernel calls, the base
+    run's included."""
     from analyzer import interrupt
     from analyzer.runner import MIN_PAIRED_BATCHES, paired_chunk_size, paired_summary, stream_key
-    from analyzer.stats import PairedAccumulator
+    from analyzer.stats import MetricAccumulator, PairedAccumulator
 
     if len(sc.points) != 1:
         raise ScenarioError(str(sc.path), "sweep", f"sensitivity perturbs one point; the scenario has "
                             f"{len(sc.points)} (remove the sweep, or fix the swept values in params)")
+    if trials is None and sc.spec.precision is not None:
+        raise ScenarioError(str(sc.path), "precision", "sensitivity runs a fixed trial count; use --trials")
     trials = trials or sc.spec.trials
     if trials < MIN_PAIRED_BATCHES:
         raise ScenarioError(str(sc.path), "trials", f"got {trials}; sensitivity needs at least "
@@ -277,6 +287,8 @@ def run(sc: scenario_mod.Scenario, *, metric: str | None = None, trials: int | N
         raise ScenarioError(str(sc.path), "metric", f"got {metric!r}; metrics of this point: {', '.join(names)}")
     m_index = names.index(metric)
     vs, skipped = variants(sc, include_source_values)
+    scenario_mod.check_trial_budget(str(sc.path), "trials", trials, 1 + len(vs),
+                                    "runs (the scenario and each variant)", force)
     key = stream_key("compare", sc.spec.game, sc.spec.question, 0)
     chunk_size = paired_chunk_size(trials)
     batches, base_acc = _base_batches(sc, base_prepared, key, trials, chunk_size)
@@ -299,11 +311,13 @@ def run(sc: scenario_mod.Scenario, *, metric: str | None = None, trials: int | N
                 effect.error = str(e).replace(str(folder), "<variant>")
             else:
                 paired = PairedAccumulator(len(names))
+                variant_acc = MetricAccumulator(len(names), prepared.n_bins, len(prepared.counters))
                 for lo, hi, moments_a, sizes in batches:
-                    _, moments_b, _ = prepared.run_kernel(sc.spec.seed, key, lo, hi, chunk_size, trials)
+                    hist_b, moments_b, counters_b = prepared.run_kernel(sc.spec.seed, key, lo, hi, chunk_size, trials)
                     paired.add_chunks(moments_a, moments_b, sizes)
+                    variant_acc.add_chunks(hist_b, moments_b, counters_b)   # the arm's interval (few differing batches)
                     interrupt.check()
-                d = paired_summary(paired, base_prepared.metrics)[metric]
+                d = paired_summary(paired, base_prepared.metrics, base_acc, variant_acc)[metric]
                 effect.mean, effect.se, effect.ci_low, effect.ci_high = d.mean, d.se, d.ci_low, d.ci_high
             shutil.rmtree(folder, ignore_errors=True)
             result.effects.append(effect)
@@ -328,7 +342,7 @@ def tornado_figure(result: Sensitivity, top: int = TORNADO_TOP):
     fig, ax = plt.subplots(figsize=(9, 0.45 * max(len(order), 3) + 1.8))
     for row, what in enumerate(reversed(order)):
         effects = by_what[what]
-        none = [e for e in effects if e.mean == 0 and e.se == 0]
+        none = [e for e in effects if e.mean == 0 and e.se == 0]   # every paired batch equal (CI still > 0 wide)
         moved = [e for e in effects if e not in none]
         readings = any(e.variant.kind in ("rule option", "what-if rule") for e in moved)
         for k, e in enumerate(moved):
@@ -340,7 +354,7 @@ def tornado_figure(result: Sensitivity, top: int = TORNADO_TOP):
             ax.annotate(f" {e.variant.value!r} ", (e.mean, y), fontsize=7, va="center",
                         ha="left" if e.mean >= 0 else "right")
         if none:
-            ax.annotate("  no effect: " + ", ".join(repr(e.variant.value) for e in none), (0, row), fontsize=7,
+            ax.annotate(f"  {NO_DETECTABLE_EFFECT}: " + ", ".join(repr(e.variant.value) for e in none), (0, row), fontsize=7,
                         va="center", ha="left", color="gray")
     ax.set_yticks(range(len(order)), [_short(w, by_what[w][0].variant.kind) for w in reversed(order)], fontsize=8)
     ax.axvline(0, color="gray", lw=0.8)
@@ -380,6 +394,8 @@ def write(result: Sensitivity, out_root: Path, digest: str) -> Path:
                "trials": result.trials, "variants": rows, "not_perturbed": result.skipped}
         outputs.write_json(json.loads(json.dumps(doc, default=str)), tmp / "sensitivity.json")
         fig = tornado_figure(result)
+        from analyzer.plots import bounded_bbox
+        bounded_bbox(fig, dpi=120)          # at most MAX_FIGURE_PX a side, every text drawn literally
         paths.write_atomic(tmp, "tornado.png", lambda fh: fig.savefig(fh, format="png", dpi=120))
         import matplotlib.pyplot as plt
         plt.close(fig)

@@ -17,6 +17,7 @@ side of the target from its mean at LO (a mean equal to the target counts as "at
 """
 from __future__ import annotations
 
+import math
 import time
 import types
 import typing
@@ -110,21 +111,44 @@ def _options(sc, metric, target, param, range_, tol) -> SolveSpec:
     s = SolveSpec.model_validate(sc.spec.solve or {})
     given = {"metric": metric, "target": target, "param": param, "range": list(range_) if range_ else None,
              "tol": tol}
-    s = s.model_copy(update={k: v for k, v in given.items() if v is not None})
+    s = s.model_copy(update={k: v for k, v in given.items() if v is not None})   # (model_copy does not validate)
     for key in ("metric", "target", "param"):
         if getattr(s, key) is None:
             raise ScenarioError(file, f"solve.{key}", f"missing: give --{key} or solve: {{{key}: ...}} in the file")
+    # checked before anything runs: an infinite or NaN bound, target or tolerance made solve compute
+    # every value and then fail (int(inf), a bracket that never narrows, no side of NaN)
+    where = {key: f"--{key}" if given[key] is not None else f"solve.{key}" for key in given}
+    if not math.isfinite(s.target):
+        raise ScenarioError(file, where["target"], f"got {s.target}; allowed: a finite number")
+    if s.tol is not None and not (math.isfinite(s.tol) and s.tol > 0):
+        raise ScenarioError(file, where["tol"], f"got {s.tol}; allowed: a finite number > 0")
+    if s.range is not None and not all(math.isfinite(x) for x in s.range):
+        raise ScenarioError(file, where["range"], f"got {s.range[0]} {s.range[1]}; allowed: finite numbers LO < HI")
     return s
+
+
+def planned_values(kind: str, lo: float, hi: float, scan: bool, tol: float | None) -> int:
+    """The most values a search evaluates (what the trial guard counts): every value of a scan;
+    bisection: both ends, the halvings of the bracket (at most :data:`MAX_STEPS`) and, for an
+    integer, the neighbour past the crossing."""
+    if scan:
+        return int(hi - lo + 1) if kind == "integer" else CONTINUOUS_SCAN
+    if kind == "integer":
+        return 3 + min(MAX_STEPS, math.ceil(math.log2(max(hi - lo, 1))))
+    return 2 + min(MAX_STEPS, max(0, math.ceil(math.log2((hi - lo) / tol))))
 
 
 def solve(path: str | Path, *, metric: str | None = None, target: float | None = None, param: str | None = None,
           range_: tuple[float, float] | None = None, tol: float | None = None, trials: int | None = None,
           seed: int | None = None, scan: bool = False, exact: bool | None = None,
-          on_eval: Callable[[float], None] | None = None) -> Solution:
+          on_eval: Callable[[float], None] | None = None, force: bool = False) -> Solution:
     """Find where ``metric`` crosses ``target`` as ``param`` goes from LO to HI (module docstring).
-    ``exact``: None = exact mode when the question has one, False = Monte Carlo."""
+    ``exact``: None = exact mode when the question has one, False = Monte Carlo. Monte Carlo
+    checks the trial budget (trials x :func:`planned_values`; ``force`` allows more than 10^10)
+    before the first kernel runs. A continuous parameter that accepts only a grid of values
+    (HACSE densities: multiples of 0.001) is evaluated at grid values (:func:`_on_grid` below)."""
     t0 = time.perf_counter()
-    sc = scenario_mod.load(path, trials=trials, seed=seed)
+    sc = scenario_mod.load(path, trials=trials, seed=seed, force=force)
     file = str(sc.path)
     s = _options(sc, metric, target, param, range_, tol)
     if sc.spec.sweep:
@@ -155,12 +179,38 @@ def solve(path: str | Path, *, metric: str | None = None, target: float | None =
                    "scan" if scan else "bisection",
                    (s.tol or (hi - lo) / 1000) if kind == "continuous" else None)
     use_exact = [exact]
+    budget_checked = [False]
+    cells: dict = {}
+
+    def cell_at(v):
+        """The scenario at ``v``, loaded and validated once, or the ScenarioError the parameter raised."""
+        if v not in cells:
+            value = int(v) if kind == "integer" else float(v)
+            try:
+                cells[v] = scenario_mod.load(sc.path, trials=sc.spec.trials, seed=sc.spec.seed,
+                                             sweep={s.param: [value]}, trials_guard=False)   # budget: below
+            except ScenarioError as e:
+                cells[v] = e
+        return cells[v]
+
+    def on_grid(v, a=None, b=None):
+        """``v`` if the parameter accepts it, else the first of ``v`` rounded to 15, 14, ... 0
+        decimals that it accepts (strictly between ``a`` and ``b`` when given); None when none
+        is. Integers are always on their grid."""
+        if kind == "integer":
+            return v
+        for c in dict.fromkeys([v] + [round(v, d) for d in range(15, -1, -1)]):
+            if (a is None or a < c < b) and not isinstance(cell_at(c), ScenarioError):
+                return c
+        return None
 
     def evaluate(v):
         if v in sol.evaluations:
             return
         value = int(v) if kind == "integer" else float(v)
-        cell = scenario_mod.load(sc.path, trials=sc.spec.trials, seed=sc.spec.seed, sweep={s.param: [value]})
+        cell = cell_at(v)
+        if isinstance(cell, ScenarioError):
+            raise cell
         point = cell.points[0]
         prep = prepare_point(cell, point)
         names = [m.name for m in prep.metrics]
@@ -172,9 +222,19 @@ def solve(path: str | Path, *, metric: str | None = None, target: float | None =
         if use_exact[0]:
             if prep.exact is None:
                 raise ScenarioError(file, "--param", f"no exact answer at {s.param} = {value}; use --monte-carlo")
-            res = exact_point(point, prep)
+            try:
+                res = exact_point(point, prep)
+            except ScenarioError as e:
+                if exact is not None:
+                    raise
+                raise ScenarioError(e.file, e.path, f"{e.message} (solve uses the exact mode where the question "
+                                    f"has one: --monte-carlo simulates instead)") from None
             sol.mode = "exact"
         else:
+            if not budget_checked[0]:        # before the first kernel call
+                scenario_mod.check_trial_budget(file, "trials", sc.spec.trials,
+                                                planned_values(kind, lo, hi, scan, sol.tol), "values", force)
+                budget_checked[0] = True
             acc, _, _ = simulate_point(cell, point, prep, key=key)
             res = summarize(point, prep, acc)
             sol.trials += acc.trials
@@ -199,6 +259,7 @@ def solve(path: str | Path, *, metric: str | None = None, target: float | None =
     if scan:
         values = list(range(lo, hi + 1)) if kind == "integer" else \
             [lo + (hi - lo) * k / (CONTINUOUS_SCAN - 1) for k in range(CONTINUOUS_SCAN)]
+        values = list(dict.fromkeys(on_grid(v) if on_grid(v) is not None else v for v in values))
         for v in values:
             evaluate(v)
         start = sol.side(values[0])
@@ -212,7 +273,11 @@ def solve(path: str | Path, *, metric: str | None = None, target: float | None =
             for _ in range(MAX_STEPS):
                 if kind == "integer" and b - a <= 1 or kind == "continuous" and b - a <= sol.tol:
                     break
-                mid = (a + b) // 2 if kind == "integer" else (a + b) / 2
+                mid = (a + b) // 2 if kind == "integer" else on_grid((a + b) / 2, a, b)
+                if mid is None:
+                    sol.notes.append(f"{s.param} accepts no value between {a:g} and {b:g}: the bracket is at the "
+                                     f"parameter's resolution")
+                    break
                 evaluate(mid)
                 a, b = (mid, b) if sol.side(mid) == start else (a, mid)
             sol.value = sol.evaluations[b].value
@@ -333,9 +398,11 @@ def write(sol: Solution, out_root: Path, *, threads: int, formats: tuple[str, ..
         outputs.write_parquet(pd.DataFrame(doc["evaluations"]), tmp / "evaluations.parquet")
         outputs.write_json(doc, tmp / "solve.json")
         fig = figure(doc)
+        from analyzer.plots import bounded_bbox
+        bbox = bounded_bbox(fig)
         for fmt in formats:
             paths.write_atomic(tmp, f"solve_{doc['metric']}_vs_{doc['param']}.{fmt}",
-                               lambda fh: fig.savefig(fh, format=fmt, bbox_inches="tight"))
+                               lambda fh: fig.savefig(fh, format=fmt, bbox_inches=bbox))
         plt.close(fig)
         man = manifest(sol.sc, kind="solve", trials=sol.trials, wall_seconds=sol.wall_seconds, threads=threads,
                        data_files=sol.data_files, extra={"mode": sol.mode})

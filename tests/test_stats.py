@@ -47,8 +47,10 @@ def test_paired_difference_of_identical_runs_is_zero():
     p = PairedAccumulator(3)
     p.add_chunks(moments, moments.copy(), np.full(10, 100))
     for m in range(3):
-        s = p.summary(m)
-        assert (s.mean, s.se, s.ci_low, s.ci_high) == (0.0, 0.0, 0.0, 0.0)
+        # every batch identical: difference 0 with se 0, but never a zero-width CI (issue 25:
+        # it used to be [0, 0]); the Newcombe-style bound from the arms (Wilson here) gives width
+        s = p.summary(m, proportion=True)
+        assert (s.mean, s.se) == (0.0, 0.0) and s.ci_low < 0 < s.ci_high
 
 
 def test_paired_difference_batch_means():
