@@ -1,7 +1,7 @@
 """Build hook: the shipped scenarios and game data (``scenarios/``) install with the package
 as ``analyzer/scenarios`` (non-editable installs and wheels), so data files are found from any
 working directory. An editable install reads the repository's ``scenarios/`` directly
-(``analyzer.questions.SCENARIO_ROOT``). Everything else is in ``pyproject.toml``."""
+(``analyzer.core.questions.SCENARIO_ROOT``). Everything else is in ``pyproject.toml``."""
 import shutil
 from pathlib import Path
 

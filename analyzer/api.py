@@ -11,17 +11,21 @@ from typing import TYPE_CHECKING, Callable
 
 import numba
 
-from analyzer import outputs, plots, questions, report, scenario as scenario_mod
-from analyzer.errors import ScenarioError
-from analyzer.questions import Prepared
-from analyzer.runner import (CHUNK_TRIALS, MIN_PAIRED_BATCHES, PointResult, exact_point, paired_chunk_size,
+from analyzer.outputs import writer as outputs
+from analyzer.outputs import plots
+from analyzer.core import questions
+from analyzer.outputs import report
+from analyzer.core import scenario as scenario_mod
+from analyzer.core.errors import ScenarioError
+from analyzer.core.questions import Prepared
+from analyzer.run.runner import (CHUNK_TRIALS, MIN_PAIRED_BATCHES, PointResult, exact_point, paired_chunk_size,
                              paired_summary, point_chunks, point_key, prepare_point, simulate_point, stream_key,
                              summarize)
-from analyzer.scenario import Scenario
-from analyzer.stats import MetricSummary
+from analyzer.core.scenario import Scenario
+from analyzer.core.stats import MetricSummary
 
 if TYPE_CHECKING:
-    from analyzer.checkpoint import RunCheckpoint
+    from analyzer.outputs.checkpoint import RunCheckpoint
 
 ProgressFactory = Callable[[str, int], Callable[[int], None]]
 
@@ -50,7 +54,7 @@ def _planned_trials(scenario: Scenario) -> int:
 
 def check_plots(scenario: Scenario, prepared: Prepared) -> None:
     """Check the scenario's ``plots:`` list before any trial runs."""
-    from analyzer.plotspec import check_scenario_plots
+    from analyzer.core.plotspec import check_scenario_plots
     check_scenario_plots(scenario, prepared)
 
 
@@ -59,11 +63,11 @@ def run(scenario: Scenario, *, progress: ProgressFactory | None = None,
         backend=None) -> list[PointResult]:
     """Monte-Carlo every sweep point (all points are compiled first: errors come early).
 
-    With a ``checkpoint`` (:class:`analyzer.checkpoint.RunCheckpoint`) each point's sums are
+    With a ``checkpoint`` (:class:`analyzer.outputs.checkpoint.RunCheckpoint`) each point's sums are
     saved as it runs and when it is done, and points it already holds are continued (or,
     when done, taken as they are): the results are those of an uninterrupted run.
     ``prepared``: the points already compiled (by :func:`prepare_point`), if the caller has them.
-    ``backend``: where the chunks run (:mod:`analyzer.backends`; default this process); the
+    ``backend``: where the chunks run (:mod:`analyzer.run.backends`; default this process); the
     results do not depend on it."""
     if prepared is None:
         prepared = [prepare_point(scenario, p) for p in scenario.points]
@@ -104,16 +108,16 @@ def run_to_folder(scenario: Scenario, out_root: Path | None, *, threads: int,
 
     A new run creates ``<out_root>/<scenario>/<run-id>/`` at once, marked incomplete, and saves
     each point's progress there; ``resume`` continues such a folder instead (the scenario must
-    be the one :func:`analyzer.checkpoint.load_scenario` reloaded from it).
+    be the one :func:`analyzer.outputs.checkpoint.load_scenario` reloaded from it).
 
     What was computed is kept whenever it can be resumed:
 
-    - a stop request while computing (:class:`analyzer.interrupt.RunInterrupted`, given
+    - a stop request while computing (:class:`analyzer.core.interrupt.RunInterrupted`, given
       ``run_dir``) or SIGKILL: the folder stays, resumable;
     - any error once every point is computed (and saved done), while the tables, plots or
       report are written (disk full, a read-only folder, a figure that cannot be drawn): the
       folder stays with every point saved, only the temporary ``.partial-*`` folder is removed,
-      and :class:`analyzer.checkpoint.RunKept` says why in one line and how to finish it
+      and :class:`analyzer.outputs.checkpoint.RunKept` says why in one line and how to finish it
       (``--resume`` then writes the outputs without running a trial);
     - the file system refusing a checkpoint while computing (ENOSPC, EDQUOT, EROFS, EACCES,
       EPERM, EIO, EFBIG): the folder stays with the points saved so far (:class:`RunKept`);
@@ -124,8 +128,8 @@ def run_to_folder(scenario: Scenario, out_root: Path | None, *, threads: int,
     held until they are complete; then :class:`RunInterrupted` is raised with ``run_dir`` the
     complete folder and ``completed = True`` (the CLI exits 130/143 saying the run completed).
     """
-    from analyzer import interrupt
-    from analyzer.checkpoint import RunCheckpoint, RunKept, resume_command
+    from analyzer.core import interrupt
+    from analyzer.outputs.checkpoint import RunCheckpoint, RunKept, resume_command
     prepared = [prepare_point(scenario, p) for p in scenario.points]
     if resume is None:
         ckpt = RunCheckpoint.start(scenario, Path(out_root), prepared)
@@ -230,7 +234,7 @@ def write_run(scenario: Scenario, results: list[PointResult], out_root: Path, *,
     ``into`` (an incomplete checkpointed run folder), its files moved in, the manifest last.
     ``execution``: where the chunks ran (``{"backend", "workers", ...}``; default this process),
     recorded in summary.json and manifest.json only."""
-    from analyzer.backends import LOCAL
+    from analyzer.run.backends import LOCAL
     execution = execution or LOCAL.describe()
     summary = outputs.summary_dict(scenario, results, mode, execution=execution)
     if into is None:
@@ -280,8 +284,8 @@ def compare(a: Scenario, b: Scenario, *, progress: ProgressFactory | None = None
 
     Both scenarios run every point: the trial guard counts 2 x points x trials (``force``
     allows more than 10^10). Stops on a stop request between kernel calls
-    (:class:`analyzer.interrupt.RunInterrupted`, under :func:`analyzer.interrupt.handling`)."""
-    from analyzer import interrupt
+    (:class:`analyzer.core.interrupt.RunInterrupted`, under :func:`analyzer.core.interrupt.handling`)."""
+    from analyzer.core import interrupt
     if (a.spec.game, a.spec.question) != (b.spec.game, b.spec.question):
         raise ScenarioError(str(b.path), "question", f"compare needs the same game and question: "
                             f"{a.spec.game}/{a.spec.question} vs {b.spec.game}/{b.spec.question}")
@@ -329,7 +333,7 @@ def init_example(game: str, question: str | None, dest: Path, *, force: bool = F
 
     ``question`` given: its first shipped scenario; otherwise the first of each question of
     ``game``. The data files are found by preparing every sweep point (what
-    :meth:`analyzer.questions.Context.find` records), so the copy runs as it is and a player
+    :meth:`analyzer.core.questions.Context.find` records), so the copy runs as it is and a player
     edits the values in ``dest`` (a data file beside a scenario overrides the shipped one).
     Refuses to overwrite an existing file unless ``force``. Returns the files written.
 
@@ -339,14 +343,14 @@ def init_example(game: str, question: str | None, dest: Path, *, force: bool = F
     refused even with ``force``; the folders on the way are created and opened without following
     links and each file is created exclusively (with ``force``: written to an exclusive temporary
     file renamed over the name, which replaces a link there instead of writing through it); the
-    sources are read the same way (:func:`analyzer.paths.copy_regular`). ``dest`` a file, under a
+    sources are read the same way (:func:`analyzer.core.paths.copy_regular`). ``dest`` a file, under a
     file, or unwritable: refused in one line (:class:`ScenarioError`) before anything is written.
     """
-    from analyzer import paths
+    from analyzer.core import paths
     game_dir = questions.SCENARIO_ROOT / game
     known = questions.games_with_questions()
     if game not in known or not game_dir.is_dir():
-        from analyzer.errors import suggest
+        from analyzer.core.errors import suggest
         raise ScenarioError("init", "game", f"unknown game {game!r}{suggest(game, known)}; allowed: {', '.join(known)}")
     chosen: dict[str, Scenario] = {}
     for path in scenario_mod.expand_targets([str(game_dir)]):
@@ -407,7 +411,7 @@ def init_example(game: str, question: str | None, dest: Path, *, force: bool = F
 def _check_init_dest(dest: Path) -> None:
     """``init``'s DIR is a folder, or can be made one: not a file, not a link to nothing, not
     under a file (each refused in one line, :class:`ScenarioError`, before anything is written)."""
-    from analyzer import paths
+    from analyzer.core import paths
     shown = paths.printable(dest)
     if os.path.islink(dest) and not os.path.exists(dest):
         raise ScenarioError("init", "DIR", f"{shown}: is a link to nothing (a dangling symlink); give a folder")

@@ -160,7 +160,7 @@ def roll_under_identified(state, n_dice, sides, face_offset, out):
 
 
 # ----------------------------------------------------------------------------------
-# question kernels on the chunk driver (public API: analyzer.dice, analyzer.games.dice)
+# question kernels on the chunk driver (public API: analyzer.run.dice, analyzer.games.dice)
 # ----------------------------------------------------------------------------------
 
 @parallel_jit
@@ -255,7 +255,7 @@ def roll_under_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bin
 @unmanaged_jit
 def roll_under_joint_trial(state, values, counters, dice, args):
     """(sum of all dice, sum of the quality dice 1..) as one value
-    ``total * quality_bins + quality`` (the joint histogram of :func:`analyzer.dice.simulate_roll_under`)."""
+    ``total * quality_bins + quality`` (the joint histogram of :func:`analyzer.run.dice.simulate_roll_under`)."""
     n_dice, sides, face_offset, quality_bins = args
     total = roll_under_identified(state, n_dice, sides, face_offset, dice)
     values[0] = total * quality_bins + total - dice[0]

@@ -6,7 +6,7 @@ A stream is identified by ``(seed, key, chunk)``:
 - ``key``   a 64-bit stream key, e.g. a hash of the sweep point; the same key for two
   scenarios gives common random numbers (``analyzer compare``);
 - ``chunk`` the index of a fixed-size block of trials (``CHUNK_TRIALS`` in
-  ``analyzer.runner``).
+  ``analyzer.run.runner``).
 
 The chunk count belongs to the work, not to the threads, so a result depends only on
 (seed, key, trials) and never on ``NUMBA_NUM_THREADS`` (STYLE.md practice 3).

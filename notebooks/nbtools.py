@@ -1,6 +1,6 @@
 """Small helpers the notebooks share: trial counts, scenario files, CI text, placeholder lists.
 
-Everything that computes goes through the public API (``analyzer.scenario.load``,
+Everything that computes goes through the public API (``analyzer.core.scenario.load``,
 ``analyzer.api.run`` / ``exact`` / ``compare``); this module only chooses trial counts, writes
 scenario variants as YAML files (the way a user writes them) and formats what the results carry.
 ``ANALYZER_QUICK=1`` in the environment selects the small trial counts (the tests set it).
@@ -17,8 +17,9 @@ import pandas as pd
 import yaml
 from IPython.display import Image, Markdown, display
 
-from analyzer import api, scenario
-from analyzer.questions import SCENARIO_ROOT
+from analyzer import api
+from analyzer.core import scenario
+from analyzer.core.questions import SCENARIO_ROOT
 
 #: True when the notebook runs with small trial counts (``ANALYZER_QUICK=1``).
 QUICK = os.environ.get("ANALYZER_QUICK") == "1"

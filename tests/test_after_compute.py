@@ -14,9 +14,11 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from analyzer import api, plots, scenario
-from analyzer.cli import app
-from analyzer.errors import ScenarioError
+from analyzer import api
+from analyzer.outputs import plots
+from analyzer.core import scenario
+from analyzer.cli.app import app
+from analyzer.core.errors import ScenarioError
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
@@ -294,7 +296,7 @@ def test_compare_exact_and_sensitivity_check_out_before_computing(tmp_path, deep
     ``--out`` (a file, a dangling link, a folder too deep) with a traceback: results lost.
     They now run the preflight of ``run`` first (the computation is replaced by a failure
     here: reaching it means the check came too late)."""
-    import analyzer.sensitivity as sens
+    import analyzer.analyses.sensitivity as sens
 
     def computed(*a, **k):
         raise AssertionError("computed before checking --out")

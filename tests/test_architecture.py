@@ -9,7 +9,9 @@ from pathlib import Path
 import numpy as np
 
 import analyzer.games
-from analyzer import api, questions, scenario as scenario_mod
+from analyzer import api
+from analyzer.core import questions
+from analyzer.core import scenario as scenario_mod
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -17,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_games_import_no_runner_api_cli_bench_or_reference():
     code = """
         import json, sys
-        from analyzer import questions
+        from analyzer.core import questions
         questions.load_games()
         print(json.dumps(sorted(m for m in sys.modules if m.startswith(("analyzer", "tests")))))
     """
@@ -25,7 +27,7 @@ def test_games_import_no_runner_api_cli_bench_or_reference():
                          cwd=ROOT, timeout=300)
     assert out.returncode == 0, out.stderr
     loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
-    forbidden = {"analyzer.runner", "analyzer.api", "analyzer.cli", "analyzer.bench", "analyzer.outputs"}
+    forbidden = {"analyzer.run.runner", "analyzer.api", "analyzer.cli.app", "analyzer.bench.harness", "analyzer.outputs.writer"}
     assert not loaded & forbidden, loaded & forbidden
     assert not [m for m in loaded if m.endswith(".bench") or m.startswith("tests")]
     assert {"analyzer.games.b17.gun_shot", "analyzer.games.dystopian_wars.duel",
@@ -56,7 +58,7 @@ def coin_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, arg
 TOY_QUESTION = '''
 from pydantic import BaseModel, ConfigDict
 
-from analyzer.questions import Counter, Metric, Prepared, Question, register
+from analyzer.core.questions import Counter, Metric, Prepared, Question, register
 from {pkg}.kernel import coin_kernel
 
 
@@ -108,7 +110,7 @@ def test_a_new_game_needs_no_core_edit(tmp_path):
 
 def test_every_question_returns_the_kernel_contract():
     """Every shipped question's kernel returns (hist, moments, counters) shaped as declared."""
-    from analyzer.runner import prepare_point
+    from analyzer.run.runner import prepare_point
     for path in scenario_mod.expand_targets([str(ROOT / "scenarios")]):
         sc = scenario_mod.load(path)
         prep = prepare_point(sc, sc.points[0])

@@ -13,9 +13,13 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from analyzer import api, balance, matchup, scenario as scenario_mod, solve
-from analyzer.cli import app
-from analyzer.errors import ScenarioError
+from analyzer import api
+from analyzer.analyses.balance import common as balance
+from analyzer.analyses.balance import matchup
+from analyzer.core import scenario as scenario_mod
+from analyzer.analyses.balance import solve
+from analyzer.cli.app import app
+from analyzer.core.errors import ScenarioError
 
 ROOT = Path(__file__).resolve().parent.parent
 SCEN = ROOT / "scenarios"
@@ -348,7 +352,7 @@ def test_help_explains_every_option():
 
 
 def test_importing_the_cli_stays_light():
-    code = "import sys, analyzer.cli; print(sorted(m for m in ('numpy', 'numba', 'pandas', 'matplotlib') " \
+    code = "import sys, analyzer.cli.app; print(sorted(m for m in ('numpy', 'numba', 'pandas', 'matplotlib') " \
            "if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert out.returncode == 0 and out.stdout.strip() == "[]", out.stdout + out.stderr

@@ -7,11 +7,12 @@ import sys
 
 import numpy as np
 
-from analyzer import bench_kernels, bench_suite
-from analyzer import scenario as scenario_mod
-from analyzer.bench import BENCHMARKS, load_benchmarks
-from analyzer.questions import _REGISTRY, SCENARIO_ROOT, load_games
-from analyzer.runner import prepare_point
+from analyzer.bench import kernels as bench_kernels
+from analyzer.bench import suite as bench_suite
+from analyzer.core import scenario as scenario_mod
+from analyzer.bench.harness import BENCHMARKS, load_benchmarks
+from analyzer.core.questions import _REGISTRY, SCENARIO_ROOT, load_games
+from analyzer.run.runner import prepare_point
 
 KEYS = {"name", "what", "rate", "unit", "reference", "reference_rate", "ratio", "ratio_target", "better", "met",
         "threads"}
@@ -34,10 +35,10 @@ def test_quick_suite_reports_every_kernel_with_ratio_and_target(tmp_path):
     load_benchmarks()
     kernels = monte_carlo_questions()
     unbenched = [key for key in kernels if key not in bench_kernels.BENCH_OF_QUESTION]
-    assert not unbenched, f"Monte-Carlo questions without a bench row (add one to analyzer/bench_kernels.py): " \
+    assert not unbenched, f"Monte-Carlo questions without a bench row (add one to analyzer/bench/kernels.py): " \
                           f"{unbenched}"
     assert set(bench_kernels.BENCH_OF_QUESTION) <= set(_REGISTRY), "bench rows of questions that do not exist"
-    res = subprocess.run([sys.executable, "-c", "from analyzer.cli import main; main()", "bench", "--quick",
+    res = subprocess.run([sys.executable, "-c", "from analyzer.cli.app import main; main()", "bench", "--quick",
                           "--json", "--out", str(tmp_path)], capture_output=True, text=True, timeout=900)
     assert res.returncode == 0, res.stderr[-3000:]
     rows = json.loads(res.stdout)["rows"]

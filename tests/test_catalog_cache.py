@@ -3,8 +3,8 @@ shipped data: the cached listing is the built one, and any change to those files
 import json
 import os
 
-from analyzer import catalog_cache
-from analyzer.catalog import catalog
+from analyzer.outputs import catalog_cache
+from analyzer.outputs.catalog import catalog
 
 
 def test_the_cached_listing_is_the_built_one_and_a_source_edit_rebuilds_it(tmp_path, monkeypatch):

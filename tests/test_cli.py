@@ -12,7 +12,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from analyzer.cli import app
+from analyzer.cli.app import app
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
@@ -186,13 +186,13 @@ def test_bad_input_one_line_exit_2_no_output(tmp_path, doc, expect):
 
 
 def test_force_allows_huge_trial_counts_past_validation(tmp_path):
-    from analyzer import scenario
+    from analyzer.core import scenario
     sc = write(tmp_path, {"game": "dice", "question": "pool", "trials": 10**12})
     assert scenario.load(sc, force=True).spec.trials == 10**12
 
 
 def test_interrupted_run_leaves_no_output(tmp_path, monkeypatch):
-    from analyzer import plots
+    from analyzer.outputs import plots
     sc = write(tmp_path, POOL)
 
     def boom(*a, **k):
@@ -200,7 +200,8 @@ def test_interrupted_run_leaves_no_output(tmp_path, monkeypatch):
     monkeypatch.setattr(plots, "render", boom)
     out = tmp_path / "out"
     with pytest.raises(KeyboardInterrupt):
-        from analyzer import api, scenario
+        from analyzer import api
+        from analyzer.core import scenario
         s = scenario.load(sc)
         api.write_run(s, api.run(s), out, mode="monte_carlo", threads=1, wall_seconds=1.0)
     assert not any(out.rglob("*.parquet"))

@@ -9,14 +9,14 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from analyzer.cli import app
+from analyzer.cli.app import app
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _run_cli(args, columns, tmp_path):
     env = dict(os.environ, COLUMNS=str(columns), TERM="dumb")
-    cmd = [sys.executable, "-c", "from analyzer.cli import main; main()", *args]
+    cmd = [sys.executable, "-c", "from analyzer.cli.app import main; main()", *args]
     return subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
 
 

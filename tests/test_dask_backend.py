@@ -22,8 +22,10 @@ import pytest
 distributed = pytest.importorskip("distributed")
 pytestmark = pytest.mark.xdist_group("dask")     # one cluster for the module under pytest -n
 
-from analyzer import api, outputs, scenario as scenario_mod  # noqa: E402
-from analyzer.backends import DaskBackend, LOCAL, make_backend  # noqa: E402
+from analyzer import api  # noqa: E402
+from analyzer.outputs import writer as outputs
+from analyzer.core import scenario as scenario_mod
+from analyzer.run.backends import DaskBackend, LOCAL, make_backend  # noqa: E402
 from tests.test_golden_results import table_sha256  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

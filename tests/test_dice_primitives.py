@@ -4,7 +4,8 @@ import icepool
 import numpy as np
 import pytest
 
-from analyzer import dice, exact
+from analyzer.run import dice
+from analyzer.core import exact
 from tests.stat_checks import assert_histogram_matches
 
 ICEPOOL_DEPTH = 20  # explosions kept by icepool; beyond that the tail is < 6**-21 per die

@@ -3,8 +3,8 @@
 generates now, and the generated text must cover every game, question, parameter (type, default,
 placeholder default) and rule option (every reading, the default marked)."""
 from analyzer import docgen
-from analyzer.catalog import catalog
-from analyzer.scenario import ScenarioFile
+from analyzer.outputs.catalog import catalog
+from analyzer.core.scenario import ScenarioFile
 
 
 def _section(text: str, game: str, question: str) -> str:

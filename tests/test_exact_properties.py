@@ -2,7 +2,7 @@
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from analyzer import exact
+from analyzer.core import exact
 
 faces = st.integers(min_value=2, max_value=10).flatmap(
     lambda sides: st.tuples(
@@ -29,7 +29,7 @@ def test_pool_mass_and_mean_match_closed_form(table, n_dice):
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 15), st.integers(0, 10))
 def test_cancellations_never_increase_hits(n_attack, n_cancel):
-    from analyzer.dice import CANCEL_TABLE, hit_table
+    from analyzer.run.dice import CANCEL_TABLE, hit_table
     hits = exact.pool(n_attack, *hit_table())
     net = exact.net_of_cancellations(hits, exact.pool(n_cancel, *CANCEL_TABLE))
     assert abs(net.probs.sum() - hits.probs.sum()) < 1e-12

@@ -6,8 +6,10 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import yaml
 
-from analyzer import api, plots, scenario as scenario_mod
-from analyzer.cli import natural_key
+from analyzer import api
+from analyzer.outputs import plots
+from analyzer.core import scenario as scenario_mod
+from analyzer.cli.app import natural_key
 
 ATTACK = {"game": "dystopian_wars", "question": "attack", "seed": 1, "trials": 4096,
           "params": {"attack_dice": 10, "weapon": "primary", "range_band": 2,

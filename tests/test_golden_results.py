@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from analyzer import api, outputs, scenario as scenario_mod
+from analyzer import api
+from analyzer.outputs import writer as outputs
+from analyzer.core import scenario as scenario_mod
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).with_name("golden") / "results_sha256.json"

@@ -60,7 +60,7 @@ def test_wheel_runs_every_game_from_any_folder(fresh_venv, game, question, name,
     assert (work / name).is_file(), sorted(p.name for p in work.iterdir())
     _run([str(venv / "bin" / "analyzer"), "run", name, "--trials", TRIALS, "--out", str(tmp_path / "out"),
           "--no-progress"], cwd=work, env=env)
-    _run([sys.executable, "-c", "from analyzer.cli import main; main()", "run",
+    _run([sys.executable, "-c", "from analyzer.cli.app import main; main()", "run",
           str(ROOT / "scenarios" / game / name), "--trials", TRIALS, "--out", str(tmp_path / "repo_out"),
           "--no-progress"], cwd=ROOT)
     installed = pd.read_parquet(next((tmp_path / "out").glob("*/*/points.parquet")))

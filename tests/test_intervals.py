@@ -11,10 +11,10 @@ import math
 import numpy as np
 import pytest
 
-from analyzer import stats
-from analyzer.questions import Metric
-from analyzer.runner import paired_summary
-from analyzer.stats import MetricAccumulator, PairedAccumulator, t_quantile_975, wilson_interval
+from analyzer.core import stats
+from analyzer.core.questions import Metric
+from analyzer.run.runner import paired_summary
+from analyzer.core.stats import MetricAccumulator, PairedAccumulator, t_quantile_975, wilson_interval
 
 NOMINAL = 0.95
 
@@ -62,7 +62,7 @@ def test_one_trial_gives_no_interval():
 
 def test_cli_cells_print_a_dash_for_no_interval():
     """The summary printers used to show 'nan' (and '3' as if exact) for a one-trial run."""
-    from analyzer.cli import _cell, _fmt
+    from analyzer.cli.app import _cell, _fmt
     one = {"mean": 3.0, "se": math.nan, "ci_low": math.nan, "ci_high": math.nan}
     assert "nan" not in _fmt(one) and "—" in _fmt(one)
     assert "nan" not in _cell(one, True) and "—" in _cell(one, True)
@@ -129,7 +129,8 @@ def test_no_effect_wording_is_gone():
     printed no wording at all; both now say 'no detectable effect at this trial count'."""
     import inspect
 
-    from analyzer import cli, sensitivity
+    from analyzer.cli import app as cli
+    from analyzer.analyses import sensitivity
     assert stats.NO_DETECTABLE_EFFECT == "no detectable effect at this trial count"
     for mod in (cli, sensitivity):
         src = inspect.getsource(mod)
@@ -139,7 +140,7 @@ def test_no_effect_wording_is_gone():
 def test_tornado_says_no_detectable_effect():
     """The tornado figure used to label variants whose every paired batch was equal "no
     effect"; at a finite trial count that is only "no detectable effect at this trial count"."""
-    from analyzer.sensitivity import Effect, Sensitivity, Variant, tornado_figure
+    from analyzer.analyses.sensitivity import Effect, Sensitivity, Variant, tornado_figure
     import matplotlib.pyplot as plt
     v = Variant("dystopian_wars.critical_default.hp_damage", "placeholder", 2, 3)
     res = Sensitivity("s", "p_damage", 0.5, 1000, effects=[Effect(v, "p_damage", 0.0, 0.0, -0.004, 0.004)])

@@ -12,13 +12,16 @@ import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 from typer.testing import CliRunner
 
-from analyzer import api, dice, exact, scenario as scenario_mod
-from analyzer.cli import app
-from analyzer.errors import ScenarioError
-from analyzer.questions import Metric, Prepared
-from analyzer.runner import simulate_point, summarize
+from analyzer import api
+from analyzer.run import dice
+from analyzer.core import exact
+from analyzer.core import scenario as scenario_mod
+from analyzer.cli.app import app
+from analyzer.core.errors import ScenarioError
+from analyzer.core.questions import Metric, Prepared
+from analyzer.run.runner import simulate_point, summarize
 
-MIN_PAIRED_BATCHES = 64  # analyzer.runner.MIN_PAIRED_BATCHES (checked below)
+MIN_PAIRED_BATCHES = 64  # analyzer.run.runner.MIN_PAIRED_BATCHES (checked below)
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
@@ -85,7 +88,7 @@ def test_pool_moments_and_tail_exact_even_when_clipped():
 
 def test_counters_reach_the_notes():
     """A kernel's declared counters are summed by the runner and noted when non-zero."""
-    from analyzer.questions import Counter
+    from analyzer.core.questions import Counter
     def kernel(seed, key, lo, hi, chunk_size, n_trials, n_bins, args):
         hist = np.zeros((hi - lo, 1, n_bins), np.int64)
         hist[:, 0, 0] = chunk_size
@@ -152,7 +155,7 @@ def test_compare_ci_covers_the_true_difference(tmp_path, trials):
 
 
 def test_compare_refuses_too_few_trials(tmp_path):
-    from analyzer import runner as runner_mod
+    from analyzer.run import runner as runner_mod
     assert runner_mod.MIN_PAIRED_BATCHES == MIN_PAIRED_BATCHES
     with pytest.raises(ScenarioError, match=f"at least {MIN_PAIRED_BATCHES} trials"):
         _compare(tmp_path, MIN_PAIRED_BATCHES - 1, 1)
@@ -195,7 +198,7 @@ def test_yaml_merge_keys_may_still_be_overridden(tmp_path):
     p = write(tmp_path, "base: &b {dice: 2, sides: 6}\ngame: dice\nquestion: count\n")
     with pytest.raises(ScenarioError, match="base"):  # unknown top-level key, not a duplicate
         scenario_mod.load(p)
-    from analyzer.gamedata import read_yaml
+    from analyzer.core.gamedata import read_yaml
     q = write(tmp_path, "a: &b {x: 1, y: 2}\nc:\n  <<: *b\n  x: 3\n", "m.yaml")
     assert read_yaml(q) == {"a": {"x": 1, "y": 2}, "c": {"x": 3, "y": 2}}
 

@@ -10,8 +10,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 from typer.testing import CliRunner
 
-from analyzer import api, scenario as scenario_mod
-from analyzer.cli import app
+from analyzer import api
+from analyzer.core import scenario as scenario_mod
+from analyzer.cli.app import app
 
 runner = CliRunner()
 COUNT = {"game": "dice", "question": "count", "seed": 1, "trials": 4096, "params": {"dice": 2}}
@@ -46,7 +47,7 @@ def test_scenario_name_cannot_leave_out(tmp_path, name):
 
 
 def test_slug_is_one_safe_component():
-    from analyzer import paths
+    from analyzer.core import paths
     for name in ["../../x", "/etc/passwd", "a\0b", "..", ".", "", "x" * 300, "Über Boot", "名前"]:
         s = paths.slug(name)
         assert s and "/" not in s and "\0" not in s and s not in (".", "..") and not s.startswith(".")

@@ -87,7 +87,7 @@ def test_commands_table_lists_every_cli_command():
 
 
 def test_games_table_lists_every_game_and_question():
-    from analyzer.questions import games_with_questions, questions_of
+    from analyzer.core.questions import games_with_questions, questions_of
     section = TEXT.split("\n## Games\n", 1)[1].split("\n## ", 1)[0]
     listed = {}
     for row in re.findall(r"^\| `([a-z_0-9]+)` \| ([^|]*) \|", section, flags=re.M):
@@ -100,7 +100,8 @@ def test_every_scenario_in_the_readme_validates(tmp_path):
     """A YAML block naming a game and a question is a scenario: it must load and compile."""
     import yaml
 
-    from analyzer import runner, scenario
+    from analyzer.run import runner
+    from analyzer.core import scenario
     checked = 0
     for block in BLOCKS:
         if block["info"] != "yaml":

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from analyzer import scenario as scenario_mod
-from analyzer.runner import prepare_point
+from analyzer.core import scenario as scenario_mod
+from analyzer.run.runner import prepare_point
 from tests.reference import b17, breaking_news, dystopian_wars, hacse_naval, uboat_leader, uboat_leader_campaign
 
 ROOT = Path(__file__).resolve().parent.parent

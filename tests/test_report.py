@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from analyzer.cli import app
+from analyzer.cli.app import app
 
 ROOT = Path(__file__).resolve().parent.parent
 SWEEP = ROOT / "scenarios" / "dystopian_wars" / "attack_ad_grid.yaml"

@@ -11,9 +11,10 @@ import numba
 import numpy as np
 import pytest
 
-from analyzer import dice
+from analyzer.run import dice
 from analyzer.games import dice as dice_game  # noqa: F401  (registers the dice questions)
-from analyzer import scenario as scenario_mod, api
+from analyzer.core import scenario as scenario_mod
+from analyzer import api
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -67,7 +68,7 @@ def _run_py(code: str) -> dict:
 def test_second_process_loads_kernels_from_cache():
     code = """
         import json
-        from analyzer import dice
+        from analyzer.run import dice
         from kernels import dice as k
         fv, fe = dice.hit_table()
         dice.simulate_pool(5, fv, fe, trials=1000, seed=1)
@@ -84,7 +85,7 @@ def test_memory_does_not_grow_with_trials():
     only, no per-trial arrays, so the peak is the same."""
     code = """
         import json, resource, sys
-        from analyzer import dice
+        from analyzer.run import dice
         fv, fe = dice.hit_table()
         dice.simulate_pool(10, fv, fe, trials=1000, seed=1)
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -14,7 +14,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 QUICK = ROOT / "scenarios" / "dice" / "any_of_n.yaml"
-CLI = [sys.executable, "-c", "from analyzer.cli import main; main()"]
+CLI = [sys.executable, "-c", "from analyzer.cli.app import main; main()"]
 
 
 def _cli(*args, cwd=None, **kw):
@@ -42,7 +42,7 @@ def test_two_runs_of_one_scenario_into_one_out_both_kept(tmp_path):
 
 
 def test_commit_picks_the_next_free_name_when_another_run_took_it(tmp_path):
-    from analyzer import outputs
+    from analyzer.outputs import writer as outputs
     tmp1, final = outputs.new_run_dir(tmp_path, "sc", "abcdef12")
     tmp2, final2 = outputs.new_run_dir(tmp_path, "sc", "abcdef12")
     assert final == final2                         # both chose the name before either committed
@@ -174,11 +174,11 @@ def test_ctrl_c_and_sigterm_stop_a_long_run_without_a_crash(tmp_path, sig, code)
 
 
 def test_orphaned_partial_folders_of_dead_processes_are_removed(tmp_path):
-    from analyzer import outputs
+    from analyzer.outputs import writer as outputs
     base = tmp_path / "sc"
     base.mkdir()
     # a process that died while writing: its folder's lock file (issue 25) stays, unlocked
-    code = ("import sys; from pathlib import Path; from analyzer import outputs; "
+    code = ("import sys; from pathlib import Path; from analyzer.outputs import writer as outputs; "
             "p = outputs.new_partial_dir(Path(sys.argv[1])); (p / 'points.parquet').write_text('half'); print(p)")
     orphan = Path(subprocess.run([sys.executable, "-c", code, str(base)], capture_output=True, text=True,
                                  check=True, cwd=ROOT).stdout.strip())
@@ -224,7 +224,7 @@ def _wait_for(path: Path, proc, timeout: float = 120) -> None:
 def test_killed_sweep_resumes_to_the_tables_of_an_uninterrupted_run(tmp_path, uninterrupted, sig, code):
     """Kill a 4-point sweep once its first point is done (point 1 has saved a checkpoint),
     resume it, and get exactly the tables of an uninterrupted run with the same seed."""
-    from analyzer.checkpoint import RunCheckpoint
+    from analyzer.outputs.checkpoint import RunCheckpoint
     out = tmp_path / "out"
     proc = subprocess.Popen([*CLI, "run", str(QUICK), "--trials", str(RESUME_TRIALS), "--out", str(out),
                              "--no-progress"], stderr=subprocess.PIPE, text=True)
@@ -246,8 +246,8 @@ def test_killed_sweep_resumes_to_the_tables_of_an_uninterrupted_run(tmp_path, un
     assert visible[:2] == ["checkpoint", "checkpoint/point-000000.npz"] and visible[-1] == "manifest.json", visible
     assert all(re.fullmatch(r"checkpoint/point-00000[0-3]\.npz", v) for v in visible[1:-1]), visible
     assert not list(out.rglob(".partial-*"))
-    import analyzer.scenario as scenario_mod
-    from analyzer.runner import prepare_point
+    import analyzer.core.scenario as scenario_mod
+    from analyzer.run.runner import prepare_point
     sc = scenario_mod.load(QUICK, trials=RESUME_TRIALS)
     ck = RunCheckpoint(run, sc, resumed=True)
     assert ck.load_point(0, prepare_point(sc, sc.points[0])).done
@@ -266,7 +266,9 @@ def _interrupted_in_process(monkeypatch, scenario, out: Path | None, after_check
     the ``after_checks``-th check between kernel calls; returns the incomplete run folder.
     ``one_chunk_calls``: kernel calls of one chunk (as for a slow kernel), so most checks fall
     inside a logical batch."""
-    from analyzer import api, backends, interrupt
+    from analyzer import api
+    from analyzer.run import backends
+    from analyzer.core import interrupt
     calls = []
     if one_chunk_calls:
         monkeypatch.setattr(backends, "MAX_CALL_SECONDS", 1e-12)
@@ -297,8 +299,9 @@ def test_precision_run_resumed_anywhere_stops_where_an_uninterrupted_one_does(tm
     """A precision target is tested at the same logical batch ends after a resume, whether the
     stop came inside a batch or right at its end (before or after the test), and a resume
     that is itself interrupted resumes too."""
-    import analyzer.scenario as scenario_mod
-    from analyzer import api, checkpoint
+    import analyzer.core.scenario as scenario_mod
+    from analyzer import api
+    from analyzer.outputs import checkpoint
     load = lambda: scenario_mod.load(QUICK, precision=0.001)          # noqa: E731
     ref_dir, _ = api.write_run(load(), api.run(load()), tmp_path / "reference", mode="monte_carlo", threads=1,
                                wall_seconds=1.0, formats=())
@@ -314,9 +317,9 @@ def test_precision_run_resumed_anywhere_stops_where_an_uninterrupted_one_does(tm
 
 def test_resume_refuses_a_changed_scenario_a_complete_run_and_a_second_resumer(tmp_path, monkeypatch,
                                                                                uninterrupted):
-    import analyzer.scenario as scenario_mod
-    from analyzer import checkpoint
-    from analyzer.runner import prepare_point
+    import analyzer.core.scenario as scenario_mod
+    from analyzer.outputs import checkpoint
+    from analyzer.run.runner import prepare_point
     scen = tmp_path / "s.yaml"
     shutil.copyfile(QUICK, scen)
     run = _interrupted_in_process(monkeypatch, scenario_mod.load(scen, trials=2_000_000), tmp_path / "out", 5)
@@ -336,7 +339,7 @@ def test_resume_refuses_a_changed_scenario_a_complete_run_and_a_second_resumer(t
 
 def test_a_run_failing_with_an_ordinary_error_leaves_no_folder(tmp_path, monkeypatch):
     """While computing (an error after computing keeps the folder: tests/test_resume_integrity.py)."""
-    import analyzer.scenario as scenario_mod
+    import analyzer.core.scenario as scenario_mod
     from analyzer import api
 
     def broken(*a, **k):
@@ -348,7 +351,7 @@ def test_a_run_failing_with_an_ordinary_error_leaves_no_folder(tmp_path, monkeyp
 
 
 def test_resume_refuses_a_changed_data_file(tmp_path, monkeypatch):
-    import analyzer.scenario as scenario_mod
+    import analyzer.core.scenario as scenario_mod
     from analyzer import api
     api.init_example("dystopian_wars", "attack", tmp_path / "copy")   # the scenario and its data file
     scen, data = tmp_path / "copy" / "attack_ad10.yaml", tmp_path / "copy" / "data" / "dystopian_wars.yaml"
@@ -432,7 +435,7 @@ def test_bad_thread_settings_are_one_line_errors():
 def test_a_large_heatmap_is_drawn_without_a_label_per_cell():
     import pandas as pd
 
-    from analyzer import plots
+    from analyzer.outputs import plots
     xs, ys = range(100), range(100)
     rows = [{"x": x, "y": y, "m_mean": 0.5, "m_se": 0.01} for x in xs for y in ys]
     meta = {"scenario": "big", "game": "dice", "question": "count", "seed": 1, "mode": "monte_carlo",

@@ -31,11 +31,14 @@ import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 from typer.testing import CliRunner
 
-import analyzer.scenario as scenario_mod
-from analyzer import api, checkpoint, interrupt, outputs
-from analyzer.cli import app
-from analyzer.errors import ScenarioError
-from analyzer.runner import prepare_point
+import analyzer.core.scenario as scenario_mod
+from analyzer import api
+from analyzer.outputs import checkpoint
+from analyzer.core import interrupt
+from analyzer.outputs import writer as outputs
+from analyzer.cli.app import app
+from analyzer.core.errors import ScenarioError
+from analyzer.run.runner import prepare_point
 
 ROOT = Path(__file__).resolve().parent.parent
 QUICK = ROOT / "scenarios" / "dice" / "any_of_n.yaml"
@@ -450,7 +453,7 @@ def test_an_orphan_is_removed_only_when_its_owners_lock_is_free(tmp_path):
     holder = os.open(foreign / outputs.PARTIAL_LOCK, os.O_RDONLY)
     fcntl.flock(holder, fcntl.LOCK_EX)
     # a process that died while writing (its lock file stays, unlocked)
-    code = ("import sys; from pathlib import Path; from analyzer import outputs; "
+    code = ("import sys; from pathlib import Path; from analyzer.outputs import writer as outputs; "
             "p = outputs.new_partial_dir(Path(sys.argv[1])); (p / 'points.parquet').write_text('half'); print(p)")
     dead = Path(subprocess.run([sys.executable, "-c", code, str(base)], capture_output=True, text=True,
                                check=True, cwd=ROOT).stdout.strip())

@@ -67,7 +67,7 @@ def test_streams_are_reproducible():
 
 @pytest.mark.parametrize("sides", [2, 3, 6, 10, 20, 100])
 def test_dice_are_uniform(sides):
-    from analyzer.dice import simulate_modified_roll
+    from analyzer.run.dice import simulate_modified_roll
     counts = simulate_modified_roll(sides, 0, trials=300_000, seed=3)
     assert sorted(counts) == list(range(1, sides + 1))
     assert_histogram_matches(np.array([counts[f] for f in range(1, sides + 1)]),

@@ -23,8 +23,10 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings, strategies as st
 from typer.testing import CliRunner
 
-from analyzer import catalog_cache, paths, report
-from analyzer.cli import app
+from analyzer.outputs import catalog_cache
+from analyzer.core import paths
+from analyzer.outputs import report
+from analyzer.cli.app import app
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = ROOT / "scenarios" / "dice" / "any_of_n.yaml"

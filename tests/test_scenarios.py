@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from analyzer import runner, scenario
+from analyzer.run import runner
+from analyzer.core import scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = scenario.expand_targets([str(ROOT / "scenarios")])

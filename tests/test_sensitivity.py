@@ -8,9 +8,10 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from analyzer import scenario as scenario_mod, sensitivity
-from analyzer.cli import app
-from analyzer.errors import ScenarioError
+from analyzer.core import scenario as scenario_mod
+from analyzer.analyses import sensitivity
+from analyzer.cli.app import app
+from analyzer.core.errors import ScenarioError
 
 from tests.stat_checks import assert_mean_matches
 

@@ -5,7 +5,7 @@ sizes a user controls (workers, threads, bench trials, bootstrap counts, solve's
 target). Each test's docstring says what used to happen.
 
 Signal tests run the CLI in a subprocess (signals and exit codes are the point), wait until
-its stop handler is installed (SIGTERM caught: :func:`analyzer.interrupt.stop_handler_installed`)
+its stop handler is installed (SIGTERM caught: :func:`analyzer.core.interrupt.stop_handler_installed`)
 and a little longer, signal it, and wait at most 60 s (bounded waits, no timings: the stop
 latency is the bench row ``stop-latency``).
 """
@@ -23,14 +23,20 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from analyzer import bench, bench_suite, interrupt, matchup, scenario as scenario_mod, sensitivity, solve
+from analyzer.bench import harness as bench
+from analyzer.bench import suite as bench_suite
+from analyzer.core import interrupt
+from analyzer.analyses.balance import matchup
+from analyzer.core import scenario as scenario_mod
+from analyzer.analyses import sensitivity
+from analyzer.analyses.balance import solve
 from analyzer import api
-from analyzer.cli import app
-from analyzer.errors import ScenarioError
+from analyzer.cli.app import app
+from analyzer.core.errors import ScenarioError
 
 ROOT = Path(__file__).resolve().parent.parent
 SCEN = ROOT / "scenarios"
-CLI = [sys.executable, "-c", "from analyzer.cli import main; main()"]
+CLI = [sys.executable, "-c", "from analyzer.cli.app import main; main()"]
 runner = CliRunner()
 
 #: one point of a fast dice question with many dice per trial (so a few 10^9 trials take minutes)
@@ -158,7 +164,7 @@ def empty_cluster():
 def test_a_scheduler_without_workers_is_refused_after_a_bounded_wait(empty_cluster):
     """Used to: ``--scheduler`` of a cluster with 0 workers connected, and the run then waited
     forever for its first task."""
-    from analyzer.backends import BackendError, DaskBackend
+    from analyzer.run.backends import BackendError, DaskBackend
     backend = DaskBackend(scheduler=empty_cluster.scheduler_address, worker_timeout=1.0)
     with pytest.raises(BackendError, match="has no workers.*dask worker"):
         backend.start()
@@ -169,8 +175,8 @@ def test_the_dask_client_polls_the_stop_flag_while_it_waits(empty_cluster):
     """Used to: the client waited in a bare ``future.result()``: a stop request (Ctrl-C,
     SIGTERM) was never looked at while a task was out. Here the task can never run (no
     workers); with a stop requested the wait ends with RunInterrupted."""
-    from analyzer.backends import DaskBackend
-    from analyzer.runner import CHUNK_TRIALS, prepare_point
+    from analyzer.run.backends import DaskBackend
+    from analyzer.run.runner import CHUNK_TRIALS, prepare_point
     sc = scenario_mod.load(SCEN / "dice" / "any_of_n.yaml", trials=10_000)
     prep = prepare_point(sc, sc.points[0])
     backend = DaskBackend()
@@ -200,7 +206,7 @@ def test_the_dask_client_polls_the_stop_flag_while_it_waits(empty_cluster):
 @pytest.mark.parametrize("address", ["garbage", "tcp://[::1", "tcp://127.0.0.1:99999", "udp://host:1", "tcp://h:0"])
 def test_scheduler_addresses_are_parsed_before_connecting(address):
     """Used to: any string went to ``Client(address, timeout=30s)``: tracebacks, or a 30 s wait."""
-    from analyzer.backends import make_backend, parse_scheduler
+    from analyzer.run.backends import make_backend, parse_scheduler
     with pytest.raises(ValueError, match="--scheduler: got"):
         make_backend("dask", scheduler=address)
     assert parse_scheduler("127.0.0.1:8786") == "tcp://127.0.0.1:8786"
@@ -217,7 +223,7 @@ def test_bad_scheduler_on_the_command_line_is_one_line(tmp_path):
 def test_workers_are_bounded_by_the_cores():
     """Used to: ``--workers 16`` on 2 cores started 16 processes (1.7 GB, shutdown tracebacks);
     any count was accepted."""
-    from analyzer.backends import make_backend, max_workers
+    from analyzer.run.backends import make_backend, max_workers
     with pytest.raises(ValueError, match=r"--workers: got 100000; allowed: 1\.\."):
         make_backend("dask", workers=100_000)
     assert make_backend("dask", workers=max_workers()).workers == max_workers()
@@ -228,7 +234,7 @@ def test_numba_num_threads_is_checked_before_numba_starts_threads(monkeypatch, c
     """Used to: NUMBA_NUM_THREADS=100000 segfaulted (exit 139) at the first kernel and 30000
     made a run 10x slower. Now the CLI refuses it in one line at start (numba reads the
     variable once, at import: the check runs before)."""
-    from analyzer import cli
+    from analyzer.cli import app as cli
     monkeypatch.setenv("NUMBA_NUM_THREADS", "100000")
     monkeypatch.setattr(sys, "argv", ["analyzer", "validate", str(SCEN / "dice" / "any_of_n.yaml")])
     with pytest.raises(SystemExit) as exc:
@@ -254,7 +260,7 @@ def test_bench_trials_are_capped_before_running(monkeypatch):
 def test_bench_dice_runs_its_kernels_in_batch_sized_calls(monkeypatch):
     """Used to: one raw-draws and one pool-kernel call over every chunk (per-chunk outputs grow
     with the trials). Now at most BATCH_CHUNKS chunks per call, as the runner does."""
-    from analyzer.runner import BATCH_CHUNKS, CHUNK_TRIALS
+    from analyzer.run.runner import BATCH_CHUNKS, CHUNK_TRIALS
     spans = []
     for name in ("raw_draws", "pool_kernel"):
         real = getattr(bench.k, name)
@@ -337,7 +343,7 @@ def test_every_command_guards_its_total_and_has_force(tmp_path, monkeypatch, com
         call(False)
     with pytest.raises(AssertionError, match="kernels ran"):
         call(True)                                          # past the guard: the kernels would run
-    from analyzer.cli import app as cli_app
+    from analyzer.cli.app import app as cli_app
     import typer
     params = [p.name for p in typer.main.get_command(cli_app).commands[command].params]
     assert "force" in params, params

@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from analyzer.stats import MetricAccumulator, PairedAccumulator, mean_se, wilson_interval, histogram_to_distribution
+from analyzer.core.stats import MetricAccumulator, PairedAccumulator, mean_se, wilson_interval, histogram_to_distribution
 
 
 def test_wilson_known_values():

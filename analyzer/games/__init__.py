@@ -1,9 +1,9 @@
-"""Game modules. Each registers its questions with :func:`analyzer.questions.register`.
+"""Game modules. Each registers its questions with :func:`analyzer.core.questions.register`.
 
-Every module or package here is imported by :func:`analyzer.questions.load_games`; a game
+Every module or package here is imported by :func:`analyzer.core.questions.load_games`; a game
 package imports all its own modules with :func:`import_modules`, so adding a question means
 adding its module (and its kernel) and nothing else. A package's ``bench`` module is not
-imported with the game: ``analyzer bench`` loads it (:func:`analyzer.bench.load_benchmarks`);
+imported with the game: ``analyzer bench`` loads it (:func:`analyzer.bench.harness.load_benchmarks`);
 nor is its ``plots`` module, which its questions import when they draw.
 Game modules import the question interface, data loading and the exact engine, never the
 runner, the API or the CLI.

@@ -1,8 +1,8 @@
 """Counter columns shared by several games' kernels (the kernel-result contract, see
-:class:`analyzer.questions.Prepared`)."""
+:class:`analyzer.core.questions.Prepared`)."""
 from __future__ import annotations
 
-from analyzer.questions import Counter
+from analyzer.core.questions import Counter
 from kernels.dice import EXPLOSION_DEPTH_CAP
 
 #: Counter columns 0 and 1 of every kernel that rolls pools through

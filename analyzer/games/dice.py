@@ -8,9 +8,10 @@ from __future__ import annotations
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from analyzer import dice, exact
+from analyzer.run import dice
+from analyzer.core import exact
 from analyzer.games.counters import POOL_COUNTERS
-from analyzer.questions import Context, ExactAnswer, ExactMetric, Metric, Prepared, Question, register
+from analyzer.core.questions import Context, ExactAnswer, ExactMetric, Metric, Prepared, Question, register
 from kernels import dice as k
 
 

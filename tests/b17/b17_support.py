@@ -9,10 +9,10 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from analyzer import scenario as scenario_mod
-from analyzer.questions import SCENARIO_ROOT, Context, get
-from analyzer.runner import BATCH_CHUNKS, CHUNK_TRIALS
-from analyzer.stats import MetricAccumulator
+from analyzer.core import scenario as scenario_mod
+from analyzer.core.questions import SCENARIO_ROOT, Context, get
+from analyzer.run.runner import BATCH_CHUNKS, CHUNK_TRIALS
+from analyzer.core.stats import MetricAccumulator
 from tests.stat_checks import MIN_EXPECTED, SIGMAS as K_SE  # 5 SE; bins expecting < 25 are lumped
 from tests.stat_checks import reference_trials, run_reference
 

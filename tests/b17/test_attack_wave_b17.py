@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import yaml
 
-from analyzer import scenario as scenario_mod
+from analyzer.core import scenario as scenario_mod
 from analyzer.games.b17 import compile as cc
 from analyzer.games.b17 import data as b17data
-from analyzer.questions import SCENARIO_ROOT, Context, get
+from analyzer.core.questions import SCENARIO_ROOT, Context, get
 from kernels.b17.attack_wave import attack_wave_kernel
 from tests.b17.b17_support import (FULL_KERNEL_TRIALS, assert_dist_exact, assert_mean_exact, assert_same_law,
                                    exact_as_dict, only_guns, reference_run,

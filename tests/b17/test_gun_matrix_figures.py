@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from analyzer import api, scenario as scenario_mod
+from analyzer import api
+from analyzer.core import scenario as scenario_mod
 from analyzer.games.b17 import plots as P
 from tests.b17.b17_support import assert_dist_exact, assert_mean_exact, exact_as_dict, prepare, run_kernel
 
@@ -20,7 +21,7 @@ SEED = 20261203
 def me109_15(tmp_path_factory):
     """Exact run folder of the shipped matrix scenario's Me109 / skill 15 point."""
     base = tmp_path_factory.mktemp("gm")
-    doc = yaml.safe_load(open(scenario_mod.__file__.replace("analyzer/scenario.py",
+    doc = yaml.safe_load(open(scenario_mod.__file__.replace("analyzer/core/scenario.py",
                                                             "scenarios/b17/gun_matrix_skills.yaml")))
     doc.pop("sweep")
     doc["params"].update({"fighter": "Me109", "skill": 15})

@@ -9,8 +9,8 @@ from fractions import Fraction
 import pytest
 
 from analyzer import api
-from analyzer import scenario as scenario_mod
-from analyzer.questions import SCENARIO_ROOT
+from analyzer.core import scenario as scenario_mod
+from analyzer.core.questions import SCENARIO_ROOT
 from kernels.b17.shot import MISS, fighter_hits, shot_damage
 from tests.b17.b17_support import (assert_dist_exact, assert_mean_exact, exact_as_dict, prepare,
                                    run_kernel)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import yaml
 
-from analyzer.questions import SCENARIO_ROOT
+from analyzer.core.questions import SCENARIO_ROOT
 from tests.b17.b17_support import (FULL_KERNEL_TRIALS, assert_dist_exact, assert_mean_exact, assert_same_law,
                                    exact_as_dict, only_guns, reference_run,
                                    prepare, reference_metric, run_kernel)

@@ -9,10 +9,10 @@ import pytest
 import yaml
 
 from analyzer import api
-from analyzer import scenario as scenario_mod
-from analyzer.errors import ScenarioError
-from analyzer.gamedata import DataError
-from analyzer.questions import SCENARIO_ROOT
+from analyzer.core import scenario as scenario_mod
+from analyzer.core.errors import ScenarioError
+from analyzer.core.gamedata import DataError
+from analyzer.core.questions import SCENARIO_ROOT
 
 SCEN = SCENARIO_ROOT / "b17"
 HEADON = {"fighters": [{"type": "Me109", "clock": "12:00", "altitude": "high", "count": 4}]}
@@ -81,7 +81,7 @@ def test_placeholder_fighter_fire_is_reported(tmp_path):
 
 def test_own_transcribed_table_beside_the_scenario_passes_strict(tmp_path):
     table = yaml.safe_load((SEC := SCEN / "gun_arcs.yaml").read_text())
-    from analyzer.gamedata import unwrap
+    from analyzer.core.gamedata import unwrap
     plain, _ = unwrap(table)
     (tmp_path / "gun_arcs.yaml").write_text(yaml.safe_dump(plain, sort_keys=False))
     assert SEC.is_file()

@@ -12,7 +12,7 @@ import math
 import pytest
 import yaml
 
-from analyzer.questions import SCENARIO_ROOT
+from analyzer.core.questions import SCENARIO_ROOT
 from kernels.b17 import attack as ka
 from kernels.b17 import mission as km
 from tests.b17.b17_support import (assert_chi_square_same_law, assert_dist_exact, assert_mean_exact,

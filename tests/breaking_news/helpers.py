@@ -6,11 +6,11 @@ from pathlib import Path
 
 import numpy as np
 
-from analyzer import questions
+from analyzer.core import questions
 from analyzer.games.breaking_news.data import BNData
-from analyzer.questions import Context
-from analyzer.runner import CHUNK_TRIALS
-from analyzer.scenario import validate_rules
+from analyzer.core.questions import Context
+from analyzer.run.runner import CHUNK_TRIALS
+from analyzer.core.scenario import validate_rules
 from tests.stat_checks import assert_histogram_matches, assert_mean_matches
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,7 +38,7 @@ def prepare(name, params, rules=None, scenario_dir=SCEN):
 
 def run_acc(prep, trials, seed=1, key=12345):
     """``trials`` kernel trials merged as the runner merges them."""
-    from analyzer.stats import MetricAccumulator
+    from analyzer.core.stats import MetricAccumulator
     acc = MetricAccumulator(len(prep.metrics), prep.n_bins, len(prep.counters))
     acc.add_chunks(*prep.run_kernel(seed, key, 0, -(-trials // CHUNK_TRIALS), CHUNK_TRIALS, trials))
     return acc

@@ -4,7 +4,7 @@ import json
 
 from typer.testing import CliRunner
 
-from analyzer.cli import app
+from analyzer.cli.app import app
 from tests.breaking_news.helpers import SCEN
 
 runner = CliRunner()

@@ -5,7 +5,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from analyzer.errors import ScenarioError
+from analyzer.core.errors import ScenarioError
 from tests.breaking_news.helpers import assert_mc_matches_exact, prepare
 from tests.reference import breaking_news as R
 from tests.stat_checks import assert_mean_matches

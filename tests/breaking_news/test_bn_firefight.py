@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from analyzer.errors import ScenarioError
+from analyzer.core.errors import ScenarioError
 from analyzer.games.breaking_news.firefight import range_schedule, RangeSchedule
-from analyzer.runner import CHUNK_TRIALS
+from analyzer.run.runner import CHUNK_TRIALS
 from tests.breaking_news.helpers import prepare
 from tests.reference import breaking_news as R
 from tests.stat_checks import (FULL_REFERENCE, RESOLVE, assert_two_samples_match, reference_trials, resolvable_shift,

@@ -7,7 +7,8 @@ import matplotlib
 import pytest
 import yaml
 
-from analyzer import api, scenario
+from analyzer import api
+from analyzer.core import scenario
 from analyzer.games.breaking_news import plots
 from tests.breaking_news.helpers import SCEN, assert_mc_matches_exact, prepare
 

@@ -4,8 +4,10 @@ from fractions import Fraction
 
 import pytest
 
-from analyzer import api, runner, scenario
-from analyzer.errors import ScenarioError
+from analyzer import api
+from analyzer.run import runner
+from analyzer.core import scenario
+from analyzer.core.errors import ScenarioError
 from analyzer.games.breaking_news.shooting import NO_HIT, save_face, to_hit
 from tests.breaking_news.helpers import SCEN, assert_mc_matches_exact, data, prepare
 

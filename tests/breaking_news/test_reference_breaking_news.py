@@ -76,8 +76,8 @@ def test_list_costs_match_reference(rules):
 
 import numpy as np  # noqa: E402
 
-from analyzer import scenario as scenario_mod  # noqa: E402
-from analyzer.runner import prepare_point  # noqa: E402
+from analyzer.core import scenario as scenario_mod  # noqa: E402
+from analyzer.run.runner import prepare_point  # noqa: E402
 from tests.breaking_news.helpers import SCEN  # noqa: E402
 from tests.stat_checks import assert_mean_matches  # noqa: E402
 

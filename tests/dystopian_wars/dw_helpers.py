@@ -8,10 +8,10 @@ from pathlib import Path
 
 import numpy as np
 
-from analyzer import questions
-from analyzer.questions import Context
-from analyzer.runner import BATCH_CHUNKS, CHUNK_TRIALS
-from analyzer.stats import MetricAccumulator
+from analyzer.core import questions
+from analyzer.core.questions import Context
+from analyzer.run.runner import BATCH_CHUNKS, CHUNK_TRIALS
+from analyzer.core.stats import MetricAccumulator
 from tests.stat_checks import MIN_EXPECTED, SIGMAS, assert_histogram_matches, assert_mean_matches
 
 GAME = "dystopian_wars"

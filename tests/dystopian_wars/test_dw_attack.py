@@ -10,7 +10,7 @@ import yaml
 from dw_helpers import GAME_DIR, ROOT, assert_matches_exact, prepare, simulate
 from typer.testing import CliRunner
 
-from analyzer.cli import app
+from analyzer.cli.app import app
 from tests.reference import dystopian_wars as ref
 
 P_DAMAGE_AD10 = Fraction(94139, 110592)      # issue 4: P(hits >= 5) of 10 dice at 4+
@@ -61,7 +61,7 @@ def test_attack_mc_matches_exact(params, rules):
 
 @pytest.mark.parametrize("params,rules", ATTACK_CASES, ids=IDS)
 def test_attack_exact_matches_reference_oracle(params, rules):
-    """Exact mode (float convolutions on analyzer.exact) against the reference's Fractions."""
+    """Exact mode (float convolutions on analyzer.core.exact) against the reference's Fractions."""
     prepared, _ = prepare("attack", params, rules)
     ours = prepared.exact()
     theirs = ref.exact_attack(params, rules, ref.load_data())
@@ -203,7 +203,7 @@ def test_bad_scenarios_exit_2_with_one_line(tmp_path, doc, expect):
 
 
 def test_every_rule_option_is_declared_once():
-    from analyzer import questions
+    from analyzer.core import questions
     from analyzer.games.dystopian_wars.rules import OPTIONS
     ref_opts = ref.RULE_OPTIONS
     assert set(OPTIONS) == set(ref_opts)

@@ -163,7 +163,8 @@ def test_one_mine_roll_counts_for_surface_and_submerged_models():
 def test_what_if_rule_values_are_noted_in_every_run(tmp_path):
     """melee_dice: plain contradicts the melee table the source spells out: it stays available
     to compare, and every run that uses it says it is not a reading of the source."""
-    from analyzer import api, scenario as scenario_mod
+    from analyzer import api
+    from analyzer.core import scenario as scenario_mod
     from analyzer.games.dystopian_wars.rules import OPTIONS
     assert OPTIONS["melee_dice"].what_if == ("plain",)
     doc = {"game": "dystopian_wars", "question": "boarding", "trials": 4096, "rules": {"melee_dice": "plain"},

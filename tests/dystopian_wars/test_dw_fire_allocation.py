@@ -70,7 +70,7 @@ def test_fire_allocation_exact_matches_reference_oracle(params):
 
 
 def test_ranking_notes_name_the_best_allocation():
-    from analyzer.runner import exact_point, summarize
+    from analyzer.run.runner import exact_point, summarize
     prepared, _ = prepare("fire_allocation", TURRETS["params"])
     notes = summarize(None, prepared, simulate(prepared, 20_000)).notes
     ranking = sorted(n for n in notes if n.startswith("rank "))
@@ -98,7 +98,8 @@ def test_explicit_allocations_are_checked():
 def test_critical_objectives_rank_differently_from_hp_damage():
     """Rule fidelity 4: objectives that do not depend on the 2-HP critical placeholder. On the
     source's split-fire example the split allocation is best by HP damage, not by P(critical)."""
-    from analyzer import api, scenario as scenario_mod
+    from analyzer import api
+    from analyzer.core import scenario as scenario_mod
     sc = scenario_mod.load(GAME_DIR / "fire_allocation_turrets_vs_frigates.yaml")
     (r,) = api.exact(sc)
     best = {obj: max((s.mean, n.split(".")[1]) for n, s in r.summaries.items() if n.startswith(obj + "."))[1]
@@ -109,7 +110,8 @@ def test_critical_objectives_rank_differently_from_hp_damage():
 
 
 def test_ranking_figure_marks_which_objectives_use_placeholders(tmp_path):
-    from analyzer import api, scenario as scenario_mod
+    from analyzer import api
+    from analyzer.core import scenario as scenario_mod
     from analyzer.games.dystopian_wars import plots as dw_plots
     import json
     import pandas as pd

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 from dw_helpers import GAME_DIR, rules_for, run, summary
 
-from analyzer import exact
+from analyzer.core import exact
 from analyzer.games.dystopian_wars import rules as R
 from analyzer.games.dystopian_wars.fire_allocation import even_parts
-from analyzer.gamedata import load_data
+from analyzer.core.gamedata import load_data
 from tests.stat_checks import assert_mean_matches
 
 DATA, _ = load_data(GAME_DIR / "data" / "dystopian_wars.yaml")

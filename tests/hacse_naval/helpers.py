@@ -6,10 +6,10 @@ from pathlib import Path
 
 import numpy as np
 
-from analyzer import questions
-from analyzer.questions import Context
-from analyzer.runner import CHUNK_TRIALS
-from analyzer.scenario import validate_rules
+from analyzer.core import questions
+from analyzer.core.questions import Context
+from analyzer.run.runner import CHUNK_TRIALS
+from analyzer.core.scenario import validate_rules
 from tests.reference import hacse_naval as ref
 from tests.stat_checks import assert_histogram_matches
 # kernel histogram vs reference sample, bin by bin and by mean, at SIGMAS combined SEs (generic)

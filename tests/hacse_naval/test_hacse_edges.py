@@ -8,11 +8,11 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from analyzer import scenario as scenario_mod
-from analyzer.cli import app
-from analyzer.errors import ScenarioError
-from analyzer.gamedata import is_wrapper, read_yaml
-from analyzer.runner import CHUNK_TRIALS, prepare_point
+from analyzer.core import scenario as scenario_mod
+from analyzer.cli.app import app
+from analyzer.core.errors import ScenarioError
+from analyzer.core.gamedata import is_wrapper, read_yaml
+from analyzer.run.runner import CHUNK_TRIALS, prepare_point
 from tests.hacse_naval.helpers import SCEN, prepare
 
 runner = CliRunner()
@@ -172,7 +172,7 @@ def test_the_row_effect_table_is_data(tmp_path):
     """Editing hacse.row_effects beside a scenario changes the rules the kernels play: without
     'Ab der Hälfte der Treffer bricht ein Feuer aus' the destroyer's torpedo hits start no fire
     (its only other fire source, the Schornstein, is not a row a torpedo may hit)."""
-    from analyzer.questions import get
+    from analyzer.core.questions import get
     from tests.hacse_naval.helpers import context, exact_probs
     text = (SCEN / "data" / "hacse.yaml").read_text()
     edited = text.replace("maschinenraum: {half: [fire], destroyed: [engine_speed]}",

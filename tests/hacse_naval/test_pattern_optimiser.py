@@ -3,8 +3,8 @@ and every pattern's Monte-Carlo P(sunk) lies within 5 SE of its exact value."""
 import math
 
 from analyzer.games.hacse_naval.depth_charge_pattern import n_patterns, rank_notes, ranking
-from analyzer.stats import MetricAccumulator
-from analyzer.runner import CHUNK_TRIALS
+from analyzer.core.stats import MetricAccumulator
+from analyzer.run.runner import CHUNK_TRIALS
 from tests.hacse_naval.helpers import prepare
 from tests.stat_checks import SIGMAS
 

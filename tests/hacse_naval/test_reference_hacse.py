@@ -37,7 +37,7 @@ def test_fire_kernel_matches_reference(rules):
 def test_fire_that_cannot_be_put_out_and_cannot_sink_the_ship_hits_the_named_cap(tmp_path):
     """3W10 > 3 x Basiszahl 10 never succeeds; a fire in a hex without a hull row never sinks the
     ship: every trial stops at MAX_FIRE_ROUNDS and the counter (noted in outputs) says so."""
-    from analyzer.questions import get
+    from analyzer.core.questions import get
     from kernels.hacse_naval.fire import MAX_FIRE_ROUNDS
     from tests.hacse_naval.helpers import context
     (tmp_path / "ships").mkdir()
@@ -81,8 +81,8 @@ def test_reference_plays_every_shipped_scenario():
     and last point of every shipped hacse_naval scenario with the kernel's metric names, 0/1 for
     probabilities and values inside the kernel's histogram."""
     import math
-    from analyzer import scenario as scenario_mod
-    from analyzer.runner import prepare_point
+    from analyzer.core import scenario as scenario_mod
+    from analyzer.run.runner import prepare_point
     from tests.hacse_naval.helpers import SCEN
     for path in scenario_mod.expand_targets([str(SCEN)]):
         sc = scenario_mod.load(path)

@@ -8,11 +8,11 @@ from fractions import Fraction
 
 import pytest
 
-from analyzer import scenario as scenario_mod
+from analyzer.core import scenario as scenario_mod
 from analyzer.games.hacse_naval import sighting as sighting_mod
 from analyzer.games.hacse_naval.data import hex_distance
 from analyzer.games.hacse_naval.torpedo_salvo import torpedo_timeline
-from analyzer.runner import exact_point, prepare_point
+from analyzer.run.runner import exact_point, prepare_point
 from kernels.hacse_naval.depth_charge import charge_damage
 from tests.hacse_naval.helpers import DATA, SCEN, assert_kernel_matches_exact, prepare, run
 from tests.reference import hacse_naval as ref

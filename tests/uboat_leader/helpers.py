@@ -7,13 +7,13 @@ from pathlib import Path
 
 import numpy as np
 
-from analyzer import questions
+from analyzer.core import questions
 from analyzer.games.uboat_leader.compile import compile_engagement
 from analyzer.games.uboat_leader.data import GameData
 from analyzer.games.uboat_leader.escort_detection import tactics_chits
-from analyzer.questions import Context
-from analyzer.runner import CHUNK_TRIALS
-from analyzer.scenario import validate_rules
+from analyzer.core.questions import Context
+from analyzer.run.runner import CHUNK_TRIALS
+from analyzer.core.scenario import validate_rules
 from tests.stat_checks import MIN_EXPECTED, SIGMAS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,7 +42,7 @@ def run(prep, trials, seed=1, key=12345):
 
 def run_acc(prep, trials, seed=1, key=12345):
     """``trials`` kernel trials merged as the runner merges them (histograms, moments, counters)."""
-    from analyzer.stats import MetricAccumulator
+    from analyzer.core.stats import MetricAccumulator
     acc = MetricAccumulator(len(prep.metrics), prep.n_bins, len(prep.counters))
     acc.add_chunks(*prep.run_kernel(seed, key, 0, -(-trials // CHUNK_TRIALS), CHUNK_TRIALS, trials))
     return acc

@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 import yaml
 
-from analyzer import scenario as scenario_mod
-from analyzer.errors import ScenarioError
-from analyzer.runner import prepare_point
+from analyzer.core import scenario as scenario_mod
+from analyzer.core.errors import ScenarioError
+from analyzer.run.runner import prepare_point
 from kernels.uboat_leader import campaign_state as CS
 from tests.reference import uboat_leader_campaign as C
 from tests.stat_checks import SIGMAS

@@ -13,11 +13,11 @@ import numba
 import numpy as np
 import pytest
 
-from analyzer import questions
-from analyzer.errors import ScenarioError
+from analyzer.core import questions
+from analyzer.core.errors import ScenarioError
 from analyzer.games.uboat_leader.data import GameData
 from analyzer.games.uboat_leader.loadout import affordable_fleets, fleet_name
-from analyzer.stats import Z95
+from analyzer.core.stats import Z95
 from tests.stat_checks import assert_two_samples_match
 from tests.uboat_leader.helpers import assert_thread_count_independent, context, prepare, run_acc
 
@@ -171,7 +171,9 @@ def test_ranking_figure_orders_fleets_and_carries_the_placeholder_footer(tmp_pat
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from analyzer import api, plots as core_plots, scenario as scenario_mod
+    from analyzer import api
+    from analyzer.outputs import plots as core_plots
+    from analyzer.core import scenario as scenario_mod
     from analyzer.games.uboat_leader import plots
     from tests.uboat_leader.helpers import SCEN
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from analyzer import scenario as scenario_mod
-from analyzer.errors import ScenarioError
-from analyzer.runner import prepare_point
+from analyzer.core import scenario as scenario_mod
+from analyzer.core.errors import ScenarioError
+from analyzer.run.runner import prepare_point
 
 COPY = Path(__file__).resolve().parents[2] / "scenarios" / "uboat_leader" / "player_copy"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.gamedata import is_wrapper, read_yaml
+from analyzer.core.gamedata import is_wrapper, read_yaml
 
 ROOT = Path(__file__).resolve().parents[2] / "scenarios" / "uboat_leader"
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from analyzer.cli import app
+from analyzer.cli.app import app
 from tests.uboat_leader.helpers import SCEN
 
 runner = CliRunner()
@@ -35,7 +35,7 @@ def test_reference_scenario_exact_and_run_agree(tmp_path):
 
 
 def test_every_shipped_scenario_runs_with_plots(tmp_path):
-    # 8192 trials: the framework's distribution bars (analyzer/plots.py _bars) fail on a metric
+    # 8192 trials: the framework's distribution bars (analyzer/outputs/plots.py _bars) fail on a metric
     # that is constant when wilson_interval(n, n) rounds below 1 (n = 4096, 20000, 50000, ...).
     r = invoke("run", SCEN, "--out", tmp_path, "--trials", 8192, "--no-progress")
     assert r.exit_code == 0, r.stderr

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import yaml
 
-from analyzer import scenario as scenario_mod
-from analyzer.errors import ScenarioError
-from analyzer.runner import exact_point, prepare_point
+from analyzer.core import scenario as scenario_mod
+from analyzer.core.errors import ScenarioError
+from analyzer.run.runner import exact_point, prepare_point
 from kernels.uboat_leader import detection as kd
 from tests.reference import uboat_leader as U
 from tests.stat_checks import assert_histogram_matches

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import yaml
 
-from analyzer import scenario as scenario_mod
-from analyzer.errors import ScenarioError
-from analyzer.runner import prepare_point
+from analyzer.core import scenario as scenario_mod
+from analyzer.core.errors import ScenarioError
+from analyzer.run.runner import prepare_point
 from kernels.rng import STATE_WORDS, seed_stream
 from kernels.uboat_leader import state as S
 from kernels.uboat_leader.battle import reveal_all, ship_speed, stress_band
@@ -266,7 +266,7 @@ def test_engagement_kernel_never_draws_a_card_in_play():
     sink many ships, including reshuffles of small decks."""
     _, _, prep = prepare("engagement", {"convoy": 3, "policy": {"break_off": "never", "attack_escorts": True},
                                         "max_rounds": 12}, {"escort_movement": "toward_detected_or_sweep"})
-    from analyzer.runner import summarize
+    from analyzer.run.runner import summarize
     notes = summarize(None, prep, run_acc(prep, 50_000)).notes
     assert not any("DECK ERROR" in n for n in notes)
     bt = battle({"convoy": 3})

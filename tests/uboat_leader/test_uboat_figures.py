@@ -4,7 +4,8 @@ import json
 
 import pandas as pd
 
-from analyzer import api, scenario as scenario_mod
+from analyzer import api
+from analyzer.core import scenario as scenario_mod
 from analyzer.games.uboat_leader import plots
 from tests.uboat_leader.helpers import SCEN
 

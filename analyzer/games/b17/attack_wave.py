@@ -6,14 +6,14 @@ apply after the fighters' attack, and each kill is shared by the crew who hit it
 """
 from __future__ import annotations
 
-from analyzer.errors import ScenarioError
+from analyzer.core.errors import ScenarioError
 from analyzer.games.b17 import data as b17data
 from analyzer.games.b17.exact_wave import exact_wave  # its own rule code: an independent oracle
 from analyzer.games.b17.compile import (bins, compile_bomber, crew_shooters, fighter_arrays,
                                         max_fighter_hits, position_arrays)
 from analyzer.games.b17.params import AttackWaveParams
 from analyzer.games.b17.rules import RULE_OPTIONS
-from analyzer.questions import Context, Metric, Prepared, Question, register
+from analyzer.core.questions import Context, Metric, Prepared, Question, register
 from kernels.b17 import attack as ka
 from kernels.b17 import attack_wave as kw
 from kernels.b17.attack_wave import attack_wave_kernel

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numba
 
-from analyzer.questions import SCENARIO_ROOT
-from analyzer.bench import interleaved_best, load_reference, register_benchmark
-from analyzer.runner import BATCH_CHUNKS, CHUNK_TRIALS
+from analyzer.core.questions import SCENARIO_ROOT
+from analyzer.bench.harness import interleaved_best, load_reference, register_benchmark
+from analyzer.run.runner import BATCH_CHUNKS, CHUNK_TRIALS
 
 SCENARIOS = ("attack_wave_headon_intercom.yaml", "attack_wave_mixed_policies.yaml")
 #: the mission benchmark runs the point with the PLACEHOLDER fighter fire on, so both tabulated
@@ -58,8 +58,8 @@ def _one_thread(fn):
 
 def _prepared(name: str, point: int, sampling: str):
     """The compiled point of a shipped scenario with ``rules.sampling`` set, kernel loaded."""
-    from analyzer import scenario as scenario_mod
-    from analyzer.runner import prepare_point
+    from analyzer.core import scenario as scenario_mod
+    from analyzer.run.runner import prepare_point
 
     sc = scenario_mod.load(SCENARIO_ROOT / "b17" / name)
     pt = sc.points[point]
@@ -74,7 +74,7 @@ def _compare(main: str, label: str, question: str, name: str, point: int, trials
     """Table and dice kernels (all threads), the table kernel on one thread (``one_thread``) and
     the reference, interleaved; the rows ``main``, ``main:dice`` and ``main:table-vs-dice``
     (without a reference only the last), and the figures."""
-    from analyzer.bench_suite import row
+    from analyzer.bench.suite import row
 
     trials_1 = max(trials // 4, CHUNK_TRIALS)
     sc, pt, table = _prepared(name, point, "table")
@@ -147,8 +147,8 @@ def bench_attack_wave(console=None, trials: int | None = None) -> dict:
 def bench_mission_sampling(console=None, trials: int | None = None) -> dict:
     """Rows ``b17-mission-sampling`` (table vs reference), ``...:dice`` and ``...:table-vs-dice``
     on the five-wave mission with the placeholder fighter fire. (``b17-mission``, the kernel at
-    its default sampling against the reference, is a row of ``analyzer.bench_kernels``.)"""
-    from analyzer.bench_suite import STATEFUL_TARGET
+    its default sampling against the reference, is a row of ``analyzer.bench.kernels``.)"""
+    from analyzer.bench.suite import STATEFUL_TARGET
 
     trials = trials or 400_000
     n_ref = 300

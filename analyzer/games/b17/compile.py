@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from analyzer.errors import ScenarioError, suggest
+from analyzer.core.errors import ScenarioError, suggest
 from analyzer.games.b17 import shotlaw
 from analyzer.games.b17.data import ALTITUDES, CLOCKS, N_CELLS, B17Data, cell_index
 from analyzer.games.b17.rules import face_offset, quality_first
-from analyzer.gamedata import Placeholder
-from analyzer.questions import Context
+from analyzer.core.gamedata import Placeholder
+from analyzer.core.questions import Context
 from kernels.b17 import attack as ka
 
 POLICIES = ("focus_most_dangerous", "spread", "max_kill_probability")

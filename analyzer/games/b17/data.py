@@ -1,6 +1,6 @@
 """B-17 game data: the gun-arc table, fighters, crew, fighter fire and mission files.
 
-Spec: docs/models/b17.md §0.1. Files are found by :meth:`analyzer.questions.Context.find`
+Spec: docs/models/b17.md §0.1. Files are found by :meth:`analyzer.core.questions.Context.find`
 (the scenario's folder first, then ``scenarios/b17/``), so a user's own transcription of the
 arc table placed beside a scenario replaces the shipped one.
 
@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analyzer.gamedata import DataError, Placeholder
-from analyzer.questions import Context
+from analyzer.core.gamedata import DataError, Placeholder
+from analyzer.core.questions import Context
 
 CLOCKS = ("12:00", "1:30", "3:00", "4:30", "6:00", "7:30", "9:00", "10:30")   # digest §2.1
 CLOCK_IDS = ("1200", "0130", "0300", "0430", "0600", "0730", "0900", "1030")  # metric names

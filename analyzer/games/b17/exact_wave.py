@@ -19,9 +19,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from analyzer.errors import ScenarioError
+from analyzer.core.errors import ScenarioError
 from analyzer.games.b17 import shotlaw
-from analyzer.questions import ExactMetric
+from analyzer.core.questions import ExactMetric
 from kernels.b17 import attack as ka   # column indices of the compiled arrays only
 
 #: Exact mode enumerates every combination of the shots' outcomes (at most 7 hit values per

@@ -13,8 +13,8 @@ from analyzer.games.b17 import shotlaw
 from analyzer.games.b17.compile import add, check_fighter_type, check_gun_ok, crew_skills, intercom
 from analyzer.games.b17.params import GunMatrixParams
 from analyzer.games.b17.rules import RULE_OPTIONS, face_offset, quality_first
-from analyzer.gamedata import Placeholder
-from analyzer.questions import Context, ExactMetric, Metric, Prepared, Question, register
+from analyzer.core.gamedata import Placeholder
+from analyzer.core.questions import Context, ExactMetric, Metric, Prepared, Question, register
 from kernels.b17.gun_matrix import gun_matrix_kernel
 
 

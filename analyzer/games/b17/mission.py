@@ -15,8 +15,8 @@ from analyzer.games.b17.compile import (add, bins, compile_bomber, crew_shooters
 from analyzer.games.b17.params import MAX_FIGHTERS_PER_WAVE, MissionParams
 from analyzer.games.b17.rules import RULE_OPTIONS, face_offset
 from analyzer.games.b17.shotlaw import outcomes
-from analyzer.gamedata import DataError, Placeholder
-from analyzer.questions import Context, Metric, Prepared, Question, register
+from analyzer.core.gamedata import DataError, Placeholder
+from analyzer.core.questions import Context, Metric, Prepared, Question, register
 from kernels.b17 import mission as km
 
 MISSION_LABELS = {

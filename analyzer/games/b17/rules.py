@@ -6,7 +6,7 @@ the source: it chooses how ``attack_wave`` and ``mission`` draw a shot (docs/mod
 """
 from __future__ import annotations
 
-from analyzer.questions import RuleOption
+from analyzer.core.questions import RuleOption
 
 _DIGEST = "rules/b17_defense.md"
 

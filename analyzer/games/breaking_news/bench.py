@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numba
 
-from analyzer.bench import interleaved_best, load_reference, register_benchmark, say
-from analyzer.questions import SCENARIO_ROOT
+from analyzer.bench.harness import interleaved_best, load_reference, register_benchmark, say
+from analyzer.core.questions import SCENARIO_ROOT
 
 SCENARIO = SCENARIO_ROOT / "breaking_news" / "firefight_patrol.yaml"
 POINT = 1
@@ -23,9 +23,9 @@ TABLE_TARGET = 2
 def bench_firefight(trials: int = 1_000_000, ref_trials: int = 2_000, console=None) -> dict:
     """Kernel (table and dice) and reference trials/s on scenario 1 "Patrulla" (Marines 148 pts
     vs Taliban 147 pts, second point of scenarios/breaking_news/firefight_patrol.yaml: 40 cm)."""
-    from analyzer import scenario as scenario_mod
-    from analyzer.bench_suite import row
-    from analyzer.runner import BATCH_CHUNKS, CHUNK_TRIALS, prepare_point
+    from analyzer.core import scenario as scenario_mod
+    from analyzer.bench.suite import row
+    from analyzer.run.runner import BATCH_CHUNKS, CHUNK_TRIALS, prepare_point
 
     n_chunks = -(-trials // CHUNK_TRIALS)
     runs = {}

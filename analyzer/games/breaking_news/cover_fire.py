@@ -21,7 +21,7 @@ from analyzer.games.breaking_news.data import QUALITIES, BNData, param_error
 from analyzer.games.breaking_news.lists import cover_fire_value
 from analyzer.games.breaking_news.rules import COVER_FIRE_HITS, SAVE_BONUS
 from analyzer.games.breaking_news.shooting import exact_binary, exact_constant, p_save, save_face
-from analyzer.questions import Context, ExactMetric, Metric, Prepared, Question, register
+from analyzer.core.questions import Context, ExactMetric, Metric, Prepared, Question, register
 from kernels.breaking_news.cover_fire import cover_fire_kernel
 
 Quality = Literal[QUALITIES]  # type: ignore[valid-type]

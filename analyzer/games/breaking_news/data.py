@@ -3,7 +3,7 @@
 The data lives in ``scenarios/breaking_news/data/*.yaml`` (docs/models/breaking_news.md §2-§4):
 the troop-quality table and the shooting table as reconstructed from the PDF, each cell with
 its confidence (H/M/L), the game constants, and the army and scenario lists. A file of the
-same name beside a scenario overrides the game's copy (:meth:`analyzer.questions.Context.find`).
+same name beside a scenario overrides the game's copy (:meth:`analyzer.core.questions.Context.find`).
 
 Files are read with ``ctx.load``, which records nothing: :class:`BNData` records a placeholder
 only when the question marks its path as used, so a shot with an AR does not list the grenade
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from analyzer.errors import ScenarioError, suggest
-from analyzer.gamedata import DataError, DataFiles
-from analyzer.questions import Context
+from analyzer.core.errors import ScenarioError, suggest
+from analyzer.core.gamedata import DataError, DataFiles
+from analyzer.core.questions import Context
 
 #: the issue's fixed names (scenario files depend on them)
 QUALITIES = ("special_forces", "elite", "veteran", "trained", "recruit", "commando", "fanatic", "militia")

@@ -15,13 +15,13 @@ from typing import List, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from analyzer.errors import suggest
-from analyzer.gamedata import Placeholder
+from analyzer.core.errors import suggest
+from analyzer.core.gamedata import Placeholder
 from analyzer.games.breaking_news.data import QUALITIES, WEAPONS, BNData, param_error
 from analyzer.games.breaking_news.lists import Figure, scenario_list_figures
 from analyzer.games.breaking_news.rules import FIREFIGHT_OPTIONS, INITIATIVE_TIES
 from analyzer.games.breaking_news.shooting import NO_HIT, ToHit, save_face, to_hit
-from analyzer.questions import Context, Counter, Metric, Prepared, Question, register
+from analyzer.core.questions import Context, Counter, Metric, Prepared, Question, register
 from kernels.breaking_news import firefight as k
 from kernels.breaking_news.fire import TABLE_DICE
 

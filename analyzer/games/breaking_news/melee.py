@@ -18,11 +18,11 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from analyzer.gamedata import Placeholder
+from analyzer.core.gamedata import Placeholder
 from analyzer.games.breaking_news.data import QUALITIES, BNData
 from analyzer.games.breaking_news.rules import MELEE_OPTIONS, MELEE_TIES
 from analyzer.games.breaking_news.shooting import exact_binary
-from analyzer.questions import Context, Counter, ExactAnswer, ExactMetric, Metric, Prepared, Question, register
+from analyzer.core.questions import Context, Counter, ExactAnswer, ExactMetric, Metric, Prepared, Question, register
 from kernels.breaking_news.melee import building_kernel, melee_kernel
 
 Quality = Literal[QUALITIES]  # type: ignore[valid-type]

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from analyzer.games.breaking_news.data import QUALITIES, BNData
 from analyzer.games.breaking_news.rules import MORALE_OPTIONS
 from analyzer.games.breaking_news.shooting import exact_binary
-from analyzer.questions import Context, Metric, Prepared, Question, register
+from analyzer.core.questions import Context, Metric, Prepared, Question, register
 from kernels.breaking_news.morale import morale_kernel
 
 Quality = Literal[QUALITIES]  # type: ignore[valid-type]

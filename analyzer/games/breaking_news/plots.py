@@ -8,7 +8,7 @@
 - firefight: outcome bars (A wins / draw / B wins) with 95% CIs per swept point, and casualties;
 - points_efficiency: the frontier, cost against casualties per turn with 95% CIs (the Pareto
   frontier drawn), and the ranking per 100 points.
-Placeholders are counted in the red footer (:func:`analyzer.plots.footer`).
+Placeholders are counted in the red footer (:func:`analyzer.outputs.plots.footer`).
 """
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ import json
 import matplotlib.pyplot as plt
 import numpy as np
 
-from analyzer.gamedata import load_data_cached
-from analyzer.plots import footer
-from analyzer.questions import SCENARIO_ROOT
+from analyzer.core.gamedata import load_data_cached
+from analyzer.outputs.plots import footer
+from analyzer.core.questions import SCENARIO_ROOT
 
 WEAPONS_FILE = SCENARIO_ROOT / "breaking_news" / "data" / "weapons.yaml"
 
@@ -39,7 +39,7 @@ def _value(meta, points, name, default=None):
 
 
 def _note(fig, text, y=0.0):
-    """A second footer line (under analyzer.plots.footer's) in red."""
+    """A second footer line (under analyzer.outputs.plots.footer's) in red."""
     fig.text(0.01, y, text, fontsize=7, color="firebrick", ha="left", va="bottom")
 
 

@@ -22,7 +22,7 @@ from analyzer.games.breaking_news.firefight import best_fire
 from analyzer.games.breaking_news.lists import Figure, line_points
 from analyzer.games.breaking_news.rules import POINTS_OPTIONS, SHOT_OPTIONS
 from analyzer.games.breaking_news.shooting import exact_binary, p_save, save_face
-from analyzer.questions import Context, ExactMetric, Metric, Prepared, Question, register
+from analyzer.core.questions import Context, ExactMetric, Metric, Prepared, Question, register
 from kernels.breaking_news.points_efficiency import points_efficiency_kernel
 
 Quality = Literal[QUALITIES]  # type: ignore[valid-type]

@@ -6,7 +6,7 @@ spec's list (A1..A14) and the rulebook section.
 """
 from __future__ import annotations
 
-from analyzer.questions import RuleOption
+from analyzer.core.questions import RuleOption
 
 
 def _opt(name, values, doc, source, what_if=()):

@@ -12,7 +12,7 @@ from fractions import Fraction
 import numpy as np
 
 from analyzer.games.breaking_news.data import BNData, low_confidence_note, range_band
-from analyzer.questions import ExactMetric
+from analyzer.core.questions import ExactMetric
 
 #: a hit face above 6: no die can hit
 NO_HIT = 7

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from analyzer.games.breaking_news.data import QUALITIES, WEAPONS, BNData, param_error
 from analyzer.games.breaking_news.rules import SHOT_OPTIONS
 from analyzer.games.breaking_news.shooting import exact_binary, exact_constant, p_save, save_face, to_hit
-from analyzer.questions import Context, ExactMetric, Metric, Prepared, Question, register
+from analyzer.core.questions import Context, ExactMetric, Metric, Prepared, Question, register
 from kernels.breaking_news.shot import shot_kernel
 
 Quality = Literal[QUALITIES]  # type: ignore[valid-type]

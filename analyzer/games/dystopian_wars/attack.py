@@ -2,7 +2,7 @@
 
 Pool of exploding hit dice (§1) at the to-hit number the rules select (§9, §11), net of the
 target's AA/CC dice for rockets/torpedoes, then DR/CR damage (§11). Exact mode answers every
-metric from :mod:`analyzer.exact` (pool convolution, cancellation, damage mapping).
+metric from :mod:`analyzer.core.exact` (pool convolution, cancellation, damage mapping).
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from analyzer.games.dystopian_wars.rules import (AIR, CRITICAL_DAMAGE, SMALL_HP_
                                                   damage_distribution, degrade, degrade_aux, half_ad, hit_faces,
                                                   hits_distribution, illegal_reason, options, to_hit_number)
 from analyzer.games.counters import POOL_COUNTERS
-from analyzer.questions import Context, ExactAnswer, Metric, Prepared, Question, register
+from analyzer.core.questions import Context, ExactAnswer, Metric, Prepared, Question, register
 from kernels.dystopian_wars import attack as k
 
 AD = Annotated[int, Field(ge=0, le=MAX_DICE)]

@@ -19,9 +19,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from analyzer.bench import best_time, interleaved_best, load_reference as _load_reference, register_benchmark, say
-from analyzer.questions import SCENARIO_ROOT
-from analyzer.runner import CHUNK_TRIALS
+from analyzer.bench.harness import best_time, interleaved_best, load_reference as _load_reference, register_benchmark, say
+from analyzer.core.questions import SCENARIO_ROOT
+from analyzer.run.runner import CHUNK_TRIALS
 
 DUEL_SCENARIO = SCENARIO_ROOT / "dystopian_wars" / "duel_battleship_vs_cruisers.yaml"
 
@@ -36,9 +36,9 @@ def bench_duel(trials: int = 2_000_000, ref_trials: int = 4000, console=None) ->
     (die by die) against the pure-Python reference, all timed in interleaved rounds."""
     import yaml
 
-    from analyzer import scenario as scenario_mod
-    from analyzer.bench_suite import STATEFUL_TARGET, row
-    from analyzer.runner import point_key, prepare_point
+    from analyzer.core import scenario as scenario_mod
+    from analyzer.bench.suite import STATEFUL_TARGET, row
+    from analyzer.run.runner import point_key, prepare_point
 
     n_chunks = -(-trials // CHUNK_TRIALS)
     runs = {}
@@ -82,9 +82,9 @@ def bench_duel(trials: int = 2_000_000, ref_trials: int = 4000, console=None) ->
 def bench_attack_exact(n_dice: int = 40, console=None) -> dict:
     import icepool
 
-    from analyzer.exact import EXPLOSION_TAIL
+    from analyzer.core.exact import EXPLOSION_TAIL
     from analyzer.games.dystopian_wars.attack import Attack
-    from analyzer.questions import Context
+    from analyzer.core.questions import Context
 
     q = Attack()
     params = q.Params.model_validate({"attack_dice": n_dice, "weapon": "primary", "range_band": 2,
@@ -149,15 +149,17 @@ MATCHUP_FLEETS = {
 
 
 def bench_balance_matchup(trials: int = 100_000, console=None, rounds: int = 1) -> dict:
-    """Six-fleet duel matchup (``analyzer.matchup``: run + ratings) vs the same ordered pairs as
+    """Six-fleet duel matchup (``analyzer.analyses.balance.matchup``: run + ratings) vs the same ordered pairs as
     separate ``api.compare`` calls (pair i-j as A, j-i as B), trials/s of each, interleaved."""
     import tempfile
     from pathlib import Path
 
     import yaml
 
-    from analyzer import api, matchup, scenario as scenario_mod
-    from analyzer.bench_suite import row
+    from analyzer import api
+    from analyzer.analyses.balance import matchup
+    from analyzer.core import scenario as scenario_mod
+    from analyzer.bench.suite import row
 
     base = {"game": "dystopian_wars", "question": "duel", "seed": 1, "trials": trials,
             "params": {"range": {"mode": "closing", "start": 30, "min_distance": 4},

@@ -11,13 +11,13 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from analyzer import exact
+from analyzer.core import exact
 from analyzer.games.dystopian_wars.common import (MAX_DICE, bernoulli_metric, pmf_metric, table,
                                                    truncation_note)
 from analyzer.games.dystopian_wars.data import GameData, Strict
 from analyzer.games.dystopian_wars.rules import RuleError, hit_faces, options, plain_faces
 from analyzer.games.counters import POOL_COUNTERS
-from analyzer.questions import Context, ExactAnswer, Metric, Prepared, Question, register
+from analyzer.core.questions import Context, ExactAnswer, Metric, Prepared, Question, register
 from kernels.dystopian_wars import boarding as k
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from analyzer.exact import EXPLOSION_TAIL
-from analyzer.questions import ExactMetric
+from analyzer.core.exact import EXPLOSION_TAIL
+from analyzer.core.questions import ExactMetric
 from kernels import dice as kd
 
 #: largest pool a parameter may ask for (validation at the edge; not a rule)

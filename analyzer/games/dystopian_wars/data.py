@@ -14,9 +14,9 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from analyzer.errors import suggest
-from analyzer.gamedata import DataError
-from analyzer.questions import Context
+from analyzer.core.errors import suggest
+from analyzer.core.gamedata import DataError
+from analyzer.core.questions import Context
 from analyzer.games.dystopian_wars.rules import RuleError
 
 DATA_FILE = "data/dystopian_wars.yaml"

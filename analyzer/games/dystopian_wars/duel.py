@@ -24,7 +24,7 @@ from analyzer.games.dystopian_wars.rules import (AIR, SMALL_HP_CODE, WEAPON_CODE
                                                   hit_faces, hits_distribution, illegal_reason, options, plain_faces,
                                                   rout_faces, to_hit_number)
 from analyzer.games.counters import POOL_COUNTERS
-from analyzer.questions import Context, Counter, Metric, Prepared, Question, register
+from analyzer.core.questions import Context, Counter, Metric, Prepared, Question, register
 from kernels.dystopian_wars import duel as k
 
 Policy = Literal["first", "weakest", "strongest", "spread", "random"]

@@ -21,7 +21,7 @@ from analyzer.games.dystopian_wars.rules import (CRITICAL_DAMAGE, SMALL_HP_CODE,
                                                   degrade, hit_faces, hits_distribution, illegal_reason,
                                                   linked_ad, options, to_hit_number)
 from analyzer.games.counters import POOL_COUNTERS
-from analyzer.questions import Context, ExactAnswer, ExactMetric, Metric, Prepared, Question, register
+from analyzer.core.questions import Context, ExactAnswer, ExactMetric, Metric, Prepared, Question, register
 from kernels.dystopian_wars import fire_allocation as k
 
 #: ranking objectives, in the kernel's metric-group order (kernels.dystopian_wars.fire_allocation)

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-from analyzer.plots import footer, relevant
-from analyzer.stats import Z95, wilson_interval
+from analyzer.outputs.plots import footer, relevant
+from analyzer.core.stats import Z95, wilson_interval
 
 AXIS = {"attack_dice": "attack dice (AD)", "target.dr": "target damage rating (DR)",
         "target.cr": "target critical rating (CR)", "defense_dice": "defending AA / CC dice",

@@ -17,7 +17,7 @@ from analyzer.games.dystopian_wars.data import GameData, ShipSpec, Strict, crit_
 from analyzer.games.dystopian_wars.rules import (SMALL_HP_CODE, RuleError, damage_distribution, hit_faces,
                                                   hits_distribution, options)
 from analyzer.games.counters import POOL_COUNTERS
-from analyzer.questions import Context, ExactAnswer, Metric, Prepared, Question, register
+from analyzer.core.questions import Context, ExactAnswer, Metric, Prepared, Question, register
 from kernels.dystopian_wars import ramming as k
 
 #: a target that can never be destroyed (the empty side of a terrain collision)

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
-from analyzer import exact
+from analyzer.core import exact
 from analyzer.games.dystopian_wars.common import bernoulli_metric, pmf_metric, table
 from analyzer.games.dystopian_wars.data import GameData, Strict
 from analyzer.games.dystopian_wars.rules import rout_faces
 from analyzer.games.counters import POOL_COUNTERS
-from analyzer.questions import Context, Metric, Prepared, Question, register
+from analyzer.core.questions import Context, Metric, Prepared, Question, register
 from kernels.dystopian_wars import rout as k
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from analyzer import exact
-from analyzer.dice import CANCEL_TABLE
-from analyzer.gamedata import DataError
-from analyzer.questions import RuleOption
+from analyzer.core import exact
+from analyzer.run.dice import CANCEL_TABLE
+from analyzer.core.gamedata import DataError
+from analyzer.core.questions import RuleOption
 
 _DIGEST = "docs/rules/dystopian_wars.md"
 
@@ -85,7 +85,7 @@ OPTIONS: dict[str, RuleOption] = {o.name: o for o in (
                "docs/models/dystopian_wars.md spec decision (§10)"),
     RuleOption("sampling", ("dice", "table"), "dice",
                "how the duel draws an attack's hits net of AA/CC cancels: dice = die by die; table = one uniform "
-               "draw from the exact distribution (analyzer.exact; the tail beyond 1e-15 is not drawn). Not a rule "
+               "draw from the exact distribution (analyzer.core.exact; the tail beyond 1e-15 is not drawn). Not a rule "
                "reading: both give the same distributions (tests/dystopian_wars/test_dw_duel.py); measured with "
                "'analyzer bench dw-duel', table is no faster (0.99x), so dice stays the default",
                "docs/models/dystopian_wars.md §7 (performance)"),
@@ -298,7 +298,7 @@ def to_hit_number(weapon: str, band: int, capital: bool, attacker_state: str, ta
 
 
 # ---------------------------------------------------------------------------------------------
-# exact distributions (spec 0.3, 0.4) on analyzer.exact
+# exact distributions (spec 0.3, 0.4) on analyzer.core.exact
 # ---------------------------------------------------------------------------------------------
 
 def hits_distribution(n: int, faces: tuple[np.ndarray, np.ndarray], n_defense: int = 0,

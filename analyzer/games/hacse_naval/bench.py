@@ -2,8 +2,8 @@
 pure-Python reference (tests/reference/hacse_naval.py) on the same pattern, measured in the same run."""
 from __future__ import annotations
 
-from analyzer.bench import kernel_vs_reference, register_benchmark
-from analyzer.questions import SCENARIO_ROOT
+from analyzer.bench.harness import kernel_vs_reference, register_benchmark
+from analyzer.core.questions import SCENARIO_ROOT
 
 SCENARIO = SCENARIO_ROOT / "hacse_naval" / "depth_charge_ring_prior.yaml"
 TARGET_RATIO = 300

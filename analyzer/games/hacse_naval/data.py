@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from analyzer.errors import ScenarioError, suggest
-from analyzer.gamedata import DataError, Placeholder, is_under
-from analyzer.questions import Context
+from analyzer.core.errors import ScenarioError, suggest
+from analyzer.core.gamedata import DataError, Placeholder, is_under
+from analyzer.core.questions import Context
 from kernels.hacse_naval import damage as kd
 
 RULES_FILE = "data/hacse.yaml"

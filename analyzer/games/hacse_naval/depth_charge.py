@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from analyzer.games.hacse_naval import rules as R
 from analyzer.games.hacse_naval.data import Data, Sheet, guess_and_ring, hex_distance, param_error
 from analyzer.games.hacse_naval.exact_damage import SheetExact, TooLarge, nw10, w10_minus
-from analyzer.gamedata import Placeholder
-from analyzer.questions import Context, ExactAnswer, ExactMetric, Metric, Prepared, Question, register
+from analyzer.core.gamedata import Placeholder
+from analyzer.core.questions import Context, ExactAnswer, ExactMetric, Metric, Prepared, Question, register
 from kernels.hacse_naval import damage as kd
 from kernels.hacse_naval import depth_charge as k
 

@@ -19,7 +19,7 @@ from analyzer.games.hacse_naval.depth_charge import (Charge, Offset, SubParams, 
                                                      compile_depth_charge, sheet_placeholders,
                                                      sub_state_distribution)
 from analyzer.games.hacse_naval.exact_damage import SheetExact, TooLarge
-from analyzer.questions import Context, ExactAnswer, Metric, Prepared, Question, register
+from analyzer.core.questions import Context, ExactAnswer, Metric, Prepared, Question, register
 from kernels.hacse_naval import damage as kd
 from kernels.hacse_naval import depth_charge as k
 

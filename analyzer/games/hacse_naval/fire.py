@@ -13,8 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from analyzer.games.hacse_naval import rules as R
 from analyzer.games.hacse_naval.data import Data, param_error, w10_sum_distribution
 from analyzer.games.hacse_naval.depth_charge import sheet_placeholders
-from analyzer.gamedata import Placeholder
-from analyzer.questions import Context, Counter, Metric, Prepared, Question, register
+from analyzer.core.gamedata import Placeholder
+from analyzer.core.questions import Context, Counter, Metric, Prepared, Question, register
 from kernels.hacse_naval import fire as k
 
 

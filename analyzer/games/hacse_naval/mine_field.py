@@ -17,7 +17,7 @@ from analyzer.games.hacse_naval.data import Data, param_error
 from analyzer.games.hacse_naval.depth_charge import sheet_placeholders
 from analyzer.games.hacse_naval.exact_damage import TooLarge
 from analyzer.games.hacse_naval.torpedo_salvo import exact_underwater, max_underwater_damage, summarise_states
-from analyzer.questions import Context, ExactAnswer, Metric, Prepared, Question, register
+from analyzer.core.questions import Context, ExactAnswer, Metric, Prepared, Question, register
 from kernels.hacse_naval import torpedo_salvo as k
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from analyzer.plots import footer
+from analyzer.outputs.plots import footer
 
 MAX_BARS = 30
 

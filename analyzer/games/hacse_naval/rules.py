@@ -7,8 +7,8 @@ is chosen is a placeholder and is listed among a run's placeholders (:func:`mode
 """
 from __future__ import annotations
 
-from analyzer.gamedata import Placeholder
-from analyzer.questions import RuleOption
+from analyzer.core.gamedata import Placeholder
+from analyzer.core.questions import RuleOption
 
 SPEC = "docs/models/hacse_naval.md §2"   # H# / G# are the labels of docs/rules/hacse_naval.md
 

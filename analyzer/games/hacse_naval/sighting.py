@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from analyzer.games.hacse_naval import rules as R
 from analyzer.games.hacse_naval.data import Data, roll_model
 from analyzer.games.hacse_naval.depth_charge import _metric
-from analyzer.questions import Context, ExactAnswer, Metric, Prepared, Question, register
+from analyzer.core.questions import Context, ExactAnswer, Metric, Prepared, Question, register
 from kernels.hacse_naval import sighting as k
 
 

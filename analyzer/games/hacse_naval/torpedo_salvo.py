@@ -16,7 +16,7 @@ from analyzer.games.hacse_naval import rules as R
 from analyzer.games.hacse_naval.data import Data, Sheet, param_error, roll_model
 from analyzer.games.hacse_naval.depth_charge import _metric, sheet_placeholders
 from analyzer.games.hacse_naval.exact_damage import SheetExact, TooLarge, nw10
-from analyzer.questions import Context, ExactAnswer, Metric, Prepared, Question, register
+from analyzer.core.questions import Context, ExactAnswer, Metric, Prepared, Question, register
 from kernels.hacse_naval import damage as kd
 from kernels.hacse_naval import torpedo_salvo as k
 

@@ -3,8 +3,8 @@ trials/s against their pure-Python references (tests/reference/uboat_leader.py,
 tests/reference/uboat_leader_campaign.py) on the same battle / campaign, measured in the same run."""
 from __future__ import annotations
 
-from analyzer.bench import kernel_vs_reference, register_benchmark
-from analyzer.questions import SCENARIO_ROOT
+from analyzer.bench.harness import kernel_vs_reference, register_benchmark
+from analyzer.core.questions import SCENARIO_ROOT
 
 SCENARIO = SCENARIO_ROOT / "uboat_leader" / "convoy37_engagement.yaml"
 CAMPAIGN_SCENARIO = SCENARIO_ROOT / "uboat_leader" / "campaign_example_fleet.yaml"

@@ -16,12 +16,12 @@ from typing import Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from analyzer.gamedata import Placeholder
+from analyzer.core.gamedata import Placeholder
 from analyzer.games.uboat_leader.campaign_compile import MAX_FLEET, N_BINS, compile_campaign
 from analyzer.games.uboat_leader.data import GameData
 from analyzer.games.uboat_leader.engagement import PolicyParams
 from analyzer.games.uboat_leader.rules import DIGEST, ENGAGEMENT_OPTIONS, WOLFPACK_OPTIONS, module_placeholders
-from analyzer.questions import Context, Counter, Metric, Prepared, Question, RuleOption, register
+from analyzer.core.questions import Context, Counter, Metric, Prepared, Question, RuleOption, register
 from kernels.uboat_leader import campaign_state as CS
 from kernels.uboat_leader.campaign import campaign_kernel
 

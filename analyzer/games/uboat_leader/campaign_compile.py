@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from analyzer.errors import suggest
-from analyzer.gamedata import DataError
+from analyzer.core.errors import suggest
+from analyzer.core.gamedata import DataError
 from analyzer.games.uboat_leader.compile import LEVELS, _card_rows
 from analyzer.games.uboat_leader.data import CAMPAIGN_DIR, GameData, param_error
-from analyzer.questions import Context
+from analyzer.core.questions import Context
 from kernels.uboat_leader import campaign_state as CS
 from kernels.uboat_leader import state as S
 

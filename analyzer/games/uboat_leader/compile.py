@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from analyzer.errors import suggest
-from analyzer.gamedata import DataError
+from analyzer.core.errors import suggest
+from analyzer.core.gamedata import DataError
 from analyzer.games.uboat_leader.data import GameData, param_error
-from analyzer.questions import Context
+from analyzer.core.questions import Context
 from kernels.uboat_leader import state as S
 from kernels.uboat_leader.display import AREA_DEGREE, AREA_KIND
 

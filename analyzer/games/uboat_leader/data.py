@@ -2,7 +2,7 @@
 
 The data lives in ``scenarios/uboat_leader/data/*.yaml`` and ``campaigns/*.yaml``
 (docs/models/uboat_leader.md §1); a file of the same name beside a scenario overrides the
-game's copy (:meth:`analyzer.questions.Context.find`).
+game's copy (:meth:`analyzer.core.questions.Context.find`).
 
 Files are read with ``ctx.load``, which records no placeholder: data/combat.yaml holds the
 numbers of every placeholder rule module, and an escort-detection question that reads only
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from analyzer.errors import ScenarioError
-from analyzer.gamedata import DataError, DataFiles
-from analyzer.questions import Context
+from analyzer.core.errors import ScenarioError
+from analyzer.core.gamedata import DataError, DataFiles
+from analyzer.core.questions import Context
 
 #: top-level data key -> file (relative to the scenario folder, then scenarios/uboat_leader/)
 FILES = {

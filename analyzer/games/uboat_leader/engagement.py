@@ -17,7 +17,7 @@ from analyzer.games.uboat_leader.compile import compile_engagement
 from analyzer.games.uboat_leader.data import GameData
 from analyzer.games.uboat_leader.escort_detection import TacticsParam, tactics_chits
 from analyzer.games.uboat_leader.rules import ENGAGEMENT_OPTIONS, module_placeholders
-from analyzer.questions import Context, Counter, Metric, Prepared, Question, register
+from analyzer.core.questions import Context, Counter, Metric, Prepared, Question, register
 from kernels.uboat_leader import state as S
 from kernels.uboat_leader.engagement import engagement_kernel
 

@@ -13,10 +13,10 @@ from typing import Literal, Union
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator, model_validator
 
-from analyzer.errors import suggest
-from analyzer.gamedata import Placeholder
+from analyzer.core.errors import suggest
+from analyzer.core.gamedata import Placeholder
 from analyzer.games.uboat_leader.data import GameData, param_error
-from analyzer.questions import Context, ExactMetric, Metric, Prepared, Question, register
+from analyzer.core.questions import Context, ExactMetric, Metric, Prepared, Question, register
 from kernels.uboat_leader import detection as k
 
 #: G13: the digest's placeholder Detection values (surfaced / submerged)
@@ -63,7 +63,7 @@ class EscortDetectionParams(_Strict):
     @model_validator(mode="after")
     def _unused_defaults(self):
         # A default that the point does not use is not a placeholder it depends on: marking the
-        # field as given keeps it out of the placeholder list (analyzer.scenario lists unset
+        # field as given keeps it out of the placeholder list (analyzer.core.scenario lists unset
         # placeholder defaults). prepare() adds the placeholder itself when it is used.
         if self.escort is not None and "detection" not in self.model_fields_set:
             self.detection = None

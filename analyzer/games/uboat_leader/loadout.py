@@ -20,7 +20,7 @@ from typing import Literal, Union
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from analyzer.errors import ScenarioError, suggest
+from analyzer.core.errors import ScenarioError, suggest
 from analyzer.games.uboat_leader.campaign import (
     COUNTERS, CAMPAIGN_OPTIONS, CampaignParams, CampaignPolicy, LoadoutParams, SoParams, campaign_placeholders,
     each_boat_once, placeholder_note)
@@ -28,7 +28,7 @@ from analyzer.games.uboat_leader.campaign_compile import MAX_FLEET, N_BINS, boat
 from analyzer.games.uboat_leader.compile import LEVELS
 from analyzer.games.uboat_leader.data import GameData, param_error
 from analyzer.games.uboat_leader.rules import ENGAGEMENT_OPTIONS, WOLFPACK_OPTIONS
-from analyzer.questions import Context, Metric, Prepared, Question, register
+from analyzer.core.questions import Context, Metric, Prepared, Question, register
 from kernels.uboat_leader import loadout as K
 from kernels.uboat_leader import state as S
 

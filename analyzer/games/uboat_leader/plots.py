@@ -13,7 +13,7 @@ import re
 import matplotlib.pyplot as plt
 import numpy as np
 
-from analyzer.plots import footer
+from analyzer.outputs.plots import footer
 
 STAT_SUFFIXES = ("_mean", "_se", "_ci_low", "_ci_high")
 

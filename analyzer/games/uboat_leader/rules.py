@@ -8,8 +8,8 @@ chosen, it is not a published rule, so it is listed among the run's placeholders
 """
 from __future__ import annotations
 
-from analyzer.gamedata import Placeholder
-from analyzer.questions import RuleOption
+from analyzer.core.gamedata import Placeholder
+from analyzer.core.questions import RuleOption
 
 DIGEST = "docs/rules/uboat_leader.md"
 

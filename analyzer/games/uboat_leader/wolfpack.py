@@ -12,10 +12,10 @@ from fractions import Fraction
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from analyzer.errors import suggest
+from analyzer.core.errors import suggest
 from analyzer.games.uboat_leader.data import CAMPAIGN_DIR, GameData, param_error
 from analyzer.games.uboat_leader.rules import WOLFPACK_OPTIONS
-from analyzer.questions import Context, ExactMetric, Metric, Prepared, Question, register
+from analyzer.core.questions import Context, ExactMetric, Metric, Prepared, Question, register
 from kernels.uboat_leader import wolfpack as k
 
 NOTE_KEYS = ("join_min", "stress_results", "attacked_modifier", "stress_per_result", "alerted_per_result",

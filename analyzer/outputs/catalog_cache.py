@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from analyzer import __version__
-from analyzer.paths import UnsafePathError, read_json, shipped_scenarios, write_atomic
+from analyzer.core.paths import UnsafePathError, read_json, shipped_scenarios, write_atomic
 
 
 def cache_dir() -> Path:
@@ -32,7 +32,7 @@ def cache_dir() -> Path:
 
 
 def _source_roots() -> list[tuple[Path, tuple[str, ...]]]:
-    analyzer_dir = Path(__file__).resolve().parent
+    analyzer_dir = Path(__file__).resolve().parents[1]
     spec = importlib.util.find_spec("kernels")          # finds the package without importing it
     kernels_dirs = [Path(p) for p in (spec.submodule_search_locations or [])] if spec else []
     return [(analyzer_dir, (".py",)), *[(d, (".py",)) for d in kernels_dirs], (shipped_scenarios(), ())]
@@ -59,7 +59,7 @@ def fingerprint() -> str:
 
 
 #: Largest cache file read (the whole catalog is ~100 KB): a planted link to ``/dev/zero`` or a
-#: huge file is refused by :func:`analyzer.paths.read_regular` before it is read.
+#: huge file is refused by :func:`analyzer.core.paths.read_regular` before it is read.
 MAX_CACHE_BYTES = 8 << 20
 
 
@@ -68,7 +68,7 @@ def _is_str_list(value) -> bool:
 
 
 def valid_catalog(doc) -> bool:
-    """``doc`` has exactly the shape :func:`analyzer.catalog.catalog` gives (after the JSON round
+    """``doc`` has exactly the shape :func:`analyzer.outputs.catalog.catalog` gives (after the JSON round
     trip), down to every field ``analyzer list`` prints: ``{game: [question, ...]}`` with text
     ``question``/``summary``, true/false ``exact``, ``params`` (text ``path``/``type``/
     ``description``), ``metrics`` (texts) and ``rule_options`` (text ``name``/``default``/``doc``,
@@ -108,18 +108,18 @@ def _read_cache(folder: Path, name: str):
 
 
 def cached_catalog(game: str | None = None) -> dict[str, list[dict]]:
-    """The catalog of :func:`analyzer.catalog.catalog` for every game (then cut to ``game``),
+    """The catalog of :func:`analyzer.outputs.catalog.catalog` for every game (then cut to ``game``),
     from the cache when its fingerprint matches, else built and saved.
 
     The cache folder may be shared or prepared by someone else: the file is read without
     following a link and with a size cap, its shape is checked (anything else is rebuilt), and
-    it is written through :func:`analyzer.paths.write_atomic` (an exclusively created temporary
+    it is written through :func:`analyzer.core.paths.write_atomic` (an exclusively created temporary
     file renamed into place: a link planted at any name is replaced, never written through)."""
     folder = cache_dir()
     name = f"catalog-{fingerprint()}.json"
     doc = _read_cache(folder, name)
     if doc is None:
-        from analyzer.catalog import catalog
+        from analyzer.outputs.catalog import catalog
         doc = json.loads(json.dumps(catalog(), default=str))     # what the cache holds, exactly
         data = json.dumps(doc).encode("utf-8")
         try:

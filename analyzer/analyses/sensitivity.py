@@ -20,11 +20,11 @@ from typing import Any, Callable
 
 import yaml
 
-from analyzer import scenario as scenario_mod
-from analyzer.errors import ScenarioError
-from analyzer.gamedata import DataError, is_wrapper, read_yaml
-from analyzer.runner import prepare_point
-from analyzer.stats import NO_DETECTABLE_EFFECT
+from analyzer.core import scenario as scenario_mod
+from analyzer.core.errors import ScenarioError
+from analyzer.core.gamedata import DataError, is_wrapper, read_yaml
+from analyzer.run.runner import prepare_point
+from analyzer.core.stats import NO_DETECTABLE_EFFECT
 
 #: relative step of a non-integer value (an integer moves by 1)
 FLOAT_STEP = 0.10
@@ -240,9 +240,9 @@ def _base_batches(sc: scenario_mod.Scenario, prepared, key: int, trials: int, ch
     """The unchanged scenario's per-batch moments (kept: every variant is paired with them),
     and its accumulator. Checks the stop flag between kernel calls (the base run of a long
     sensitivity can take hours)."""
-    from analyzer import interrupt
-    from analyzer.runner import BATCH_CHUNKS
-    from analyzer.stats import MetricAccumulator
+    from analyzer.core import interrupt
+    from analyzer.run.runner import BATCH_CHUNKS
+    from analyzer.core.stats import MetricAccumulator
     from kernels.record import chunk_sizes
 
     acc = MetricAccumulator(len(prepared.metrics), prepared.n_bins, len(prepared.counters))
@@ -265,11 +265,11 @@ def run(sc: scenario_mod.Scenario, *, metric: str | None = None, trials: int | N
     paired with it chunk by chunk (as ``analyzer compare`` pairs A and B).
 
     The trial guard counts (1 + variants) x trials (``force`` allows more than 10^10); a stop
-    request (under :func:`analyzer.interrupt.handling`) stops between kernel calls, the base
+    request (under :func:`analyzer.core.interrupt.handling`) stops between kernel calls, the base
     run's included."""
-    from analyzer import interrupt
-    from analyzer.runner import MIN_PAIRED_BATCHES, paired_chunk_size, paired_summary, stream_key
-    from analyzer.stats import MetricAccumulator, PairedAccumulator
+    from analyzer.core import interrupt
+    from analyzer.run.runner import MIN_PAIRED_BATCHES, paired_chunk_size, paired_summary, stream_key
+    from analyzer.core.stats import MetricAccumulator, PairedAccumulator
 
     if len(sc.points) != 1:
         raise ScenarioError(str(sc.path), "sweep", f"sensitivity perturbs one point; the scenario has "
@@ -385,7 +385,8 @@ def write(result: Sensitivity, out_root: Path, digest: str) -> Path:
 
     import pandas as pd
 
-    from analyzer import outputs, paths
+    from analyzer.outputs import writer as outputs
+    from analyzer.core import paths
     tmp, final = outputs.new_run_dir(Path(out_root), f"{result.scenario}-sensitivity", digest)
     try:
         rows = [dict(rank=i + 1, **e.row()) for i, e in enumerate(result.ranked())]
@@ -394,7 +395,7 @@ def write(result: Sensitivity, out_root: Path, digest: str) -> Path:
                "trials": result.trials, "variants": rows, "not_perturbed": result.skipped}
         outputs.write_json(json.loads(json.dumps(doc, default=str)), tmp / "sensitivity.json")
         fig = tornado_figure(result)
-        from analyzer.plots import bounded_bbox
+        from analyzer.outputs.plots import bounded_bbox
         bounded_bbox(fig, dpi=120)          # at most MAX_FIGURE_PX a side, every text drawn literally
         paths.write_atomic(tmp, "tornado.png", lambda fh: fig.savefig(fh, format="png", dpi=120))
         import matplotlib.pyplot as plt

@@ -6,8 +6,8 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
-from analyzer import questions
-from analyzer.scenario import submodel
+from analyzer.core import questions
+from analyzer.core.scenario import submodel
 
 
 _SIMPLE = {int: "int", float: "number", str: "text", bool: "true | false", dict: "mapping", list: "list",

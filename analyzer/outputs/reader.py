@@ -1,11 +1,11 @@
 """Reading a run or comparison folder back (``analyzer report``, ``analyzer plot``).
 
 A run folder is data someone may have edited, damaged or prepared: every file is read through
-:func:`analyzer.paths.read_json` / :func:`analyzer.paths.read_regular` (no link followed, regular
+:func:`analyzer.core.paths.read_json` / :func:`analyzer.core.paths.read_regular` (no link followed, regular
 files only, a size cap) and then checked for the shape ``analyzer run`` / ``compare`` writes, so
 a damaged folder (``points: []``, ``metrics: {}``, a JSON list, ``swept: null``, ``trials:
 "<script>"``) is refused in one line naming the file and the field
-(:class:`analyzer.errors.RunFolderError`), never a traceback half-way through drawing.
+(:class:`analyzer.core.errors.RunFolderError`), never a traceback half-way through drawing.
 
 Only what the readers use is checked, and only as strictly as they need: a field that is only
 shown (a name, a seed, a note) may hold any scalar, since every value is escaped where it is
@@ -18,8 +18,8 @@ import io
 from pathlib import Path
 from typing import Any
 
-from analyzer import paths
-from analyzer.errors import RunFolderError, show
+from analyzer.core import paths
+from analyzer.core.errors import RunFolderError, show
 
 SUMMARY, MANIFEST, PLOTMETA, COMPARISON = "summary.json", "manifest.json", "plotmeta.json", "comparison.json"
 POINTS_TABLE, DISTRIBUTIONS_TABLE = "points.parquet", "distributions.parquet"
@@ -190,7 +190,7 @@ def load_plotmeta(run_dir: Path, *, required: bool = True) -> dict:
     parameter names; ``primary_metric`` text or null; ``metrics`` a non-empty list of mappings with text
     ``name``, ``label`` and ``kind``, true/false ``distribution`` and a list ``unaffected_by``;
     ``placeholders`` and ``example_values``; ``plots`` (if there) a list (its entries are checked
-    by :func:`analyzer.plotspec.check_specs`). ``{}`` when missing and not ``required``."""
+    by :func:`analyzer.core.plotspec.check_specs`). ``{}`` when missing and not ``required``."""
     f = PLOTMETA
     if not required and paths.entry_kind(run_dir, f) is None:
         return {}
@@ -262,7 +262,7 @@ def load_table(run_dir: Path, name: str, columns: dict[str, str], min_rows: int 
 
 
 def load_plot_inputs(run_dir: Path):
-    """``(plotmeta, points, distributions)`` of a run folder for :func:`analyzer.plots.render`:
+    """``(plotmeta, points, distributions)`` of a run folder for :func:`analyzer.outputs.plots.render`:
     the points table has ``point``, ``trials``, every swept parameter and every metric's mean,
     se and CI bounds; the distributions table has ``point``, ``metric``, ``value`` and
     ``probability``."""

@@ -14,17 +14,17 @@ from typing import Callable
 
 import numpy as np
 
-from analyzer import interrupt
-from analyzer.questions import ExactAnswer, ExactMetric, Metric, Prepared
-from analyzer.scenario import Scenario, SweepPoint
-from analyzer.errors import ScenarioError
-from analyzer.gamedata import DataError
-from analyzer.stats import MetricAccumulator, MetricSummary, PairedAccumulator, Z95
+from analyzer.core import interrupt
+from analyzer.core.questions import ExactAnswer, ExactMetric, Metric, Prepared
+from analyzer.core.scenario import Scenario, SweepPoint
+from analyzer.core.errors import ScenarioError
+from analyzer.core.gamedata import DataError
+from analyzer.core.stats import MetricAccumulator, MetricSummary, PairedAccumulator, Z95
 from kernels.driver import BATCH_CHUNKS, CHUNK_TRIALS
 from kernels.record import chunk_sizes
 #: Trial cap for a precision target when the scenario gives no ``max_trials`` (one definition,
-#: in analyzer.scenario, which the trial guard counts with).
-from analyzer.scenario import DEFAULT_MAX_TRIALS  # noqa: E402
+#: in analyzer.core.scenario, which the trial guard counts with).
+from analyzer.core.scenario import DEFAULT_MAX_TRIALS  # noqa: E402
 
 
 def stream_key(*parts) -> int:
@@ -74,7 +74,7 @@ def _check_precision_metric(scenario: Scenario, prepared: Prepared) -> int:
     names = [m.name for m in prepared.metrics]
     wanted = scenario.spec.precision_metric or scenario.question.primary_metric
     if wanted not in names:
-        from analyzer.errors import suggest
+        from analyzer.core.errors import suggest
         raise ScenarioError(str(scenario.path), "precision_metric",
                             f"got {wanted!r}{suggest(wanted, names)}; allowed: {', '.join(names)}")
     return names.index(wanted)
@@ -117,7 +117,7 @@ def simulate_point(scenario: Scenario, point: SweepPoint, prepared: Prepared, *,
                    ) -> tuple[MetricAccumulator, PairedAccumulator | None, MetricAccumulator | None]:
     """Run the kernel(s) of one point batch by batch.
 
-    The chunks run where ``backend`` puts them (:mod:`analyzer.backends`: this process by
+    The chunks run where ``backend`` puts them (:mod:`analyzer.run.backends`: this process by
     default, or a Dask cluster); this function folds the pieces in, in chunk order, and tests a
     precision target at logical batch ends, so the backend never changes a result.
 
@@ -131,7 +131,7 @@ def simulate_point(scenario: Scenario, point: SweepPoint, prepared: Prepared, *,
     is the one an uninterrupted run gives. ``on_checkpoint`` is called at batch ends (see
     :data:`CHECKPOINT_SECONDS`) and when a stop is requested.
     """
-    from analyzer.backends import LOCAL, batch_end
+    from analyzer.run.backends import LOCAL, batch_end
     spec = scenario.spec
     key = point_key(scenario, point) if key is None else key
     n_metrics = len(prepared.metrics)

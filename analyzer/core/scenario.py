@@ -18,9 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from analyzer import questions as registry
-from analyzer.errors import ScenarioError, show, suggest
-from analyzer.gamedata import DataError, Placeholder, file_digest, is_under, read_text, read_yaml, unwrap
+from analyzer.core import questions as registry
+from analyzer.core.errors import ScenarioError, show, suggest
+from analyzer.core.gamedata import DataError, Placeholder, file_digest, is_under, read_text, read_yaml, unwrap
 
 DEFAULT_SEED = 20261129
 DEFAULT_TRIALS = 200_000
@@ -34,7 +34,7 @@ MAX_SWEEP_POINTS = 100_000
 #: Longest scenario ``name`` (characters). The name titles every plot, the report and the
 #: console table and names the run folder: a 10,000-character name made 130,000-pixel-wide
 #: PNGs after the whole run. Plots also shorten whatever name they draw
-#: (:func:`analyzer.plots.drawn`), for run folders written before this cap.
+#: (:func:`analyzer.outputs.plots.drawn`), for run folders written before this cap.
 MAX_NAME_CHARS = 200
 #: Trial cap of a precision target when the scenario gives no ``max_trials`` (the runner stops
 #: there; the trial guard counts a precision run at this cap, the most it can run).
@@ -88,7 +88,7 @@ class ScenarioFile(BaseModel):
     sweep: dict[str, list[Any]] = Field(default_factory=dict)
     plots: list[Any] = Field(default_factory=list)
     description: str | None = None
-    # ``analyzer matchup`` / ``analyzer solve`` (checked by analyzer.balance; ``run`` ignores them)
+    # ``analyzer matchup`` / ``analyzer solve`` (checked by analyzer.analyses.balance.common; ``run`` ignores them)
     contenders: list[Any] | None = None
     matchup: dict[str, Any] | None = None
     solve: dict[str, Any] | None = None
@@ -310,7 +310,7 @@ def load(path: str | Path, *, trials: int | None = None, precision: float | None
         # an undecodable byte in the file or folder name (Linux hands it over as a lone
         # surrogate) cannot be drawn, written into report.html nor given to pyarrow (the
         # manifest records the absolute path): refused here, before any trial, not after all
-        from analyzer.paths import printable
+        from analyzer.core.paths import printable
         raise ScenarioError(printable(path), "", f"the path {printable(_absolute(path))} is not valid "
                             f"UTF-8 (undecodable bytes in a file or folder name); rename it to a UTF-8 name")
     try:
@@ -382,7 +382,7 @@ def load(path: str | Path, *, trials: int | None = None, precision: float | None
         raise ScenarioError(file, "", str(e).split(": ", 1)[1]) from None
     rules = validate_rules(file, question, spec.rules)
     if spec.contenders is not None or spec.matchup is not None or spec.solve is not None:
-        from analyzer.balance import check_balance_keys
+        from analyzer.analyses.balance.common import check_balance_keys
         check_balance_keys(file, spec, question)
 
     for key in spec.sweep:

@@ -1,6 +1,6 @@
 """Balance tools, shared part: the ``contenders:`` / ``matchup:`` / ``solve:`` keys of a
 scenario file, the Bradley–Terry fit, batch-means intervals and the run-folder helpers that
-``analyzer matchup`` (:mod:`analyzer.matchup`) and ``analyzer solve`` (:mod:`analyzer.solve`)
+``analyzer matchup`` (:mod:`analyzer.analyses.balance.matchup`) and ``analyzer solve`` (:mod:`analyzer.analyses.balance.solve`)
 share. See docs/balance.md.
 
 A matchup or solve file is a normal scenario (its ``params`` are one runnable point, which
@@ -23,8 +23,8 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from analyzer.errors import ScenarioError, show, suggest
-from analyzer.stats import t_quantile_975
+from analyzer.core.errors import ScenarioError, show, suggest
+from analyzer.core.stats import t_quantile_975
 
 #: contender names become column values and plot labels: keep them plain
 NAME = r"^[A-Za-z0-9_+\-. ]+$"
@@ -73,7 +73,7 @@ class SolveSpec(_Strict):
 
 
 def _pydantic_error(file: str, where: str, e: ValidationError) -> ScenarioError:
-    from analyzer.scenario import _allowed_from_error, _loc_path
+    from analyzer.core.scenario import _allowed_from_error, _loc_path
 
     err = e.errors()[0]
     loc = tuple(err["loc"])
@@ -114,9 +114,9 @@ def contenders(file: str, spec) -> list[ContenderSpec]:
 
 def check_balance_keys(file: str, spec, question) -> None:
     """Validate ``contenders`` / ``matchup`` / ``solve`` of a loaded scenario file (called by
-    :func:`analyzer.scenario.load`): names, modes, parameter paths, and every contender's
+    :func:`analyzer.core.scenario.load`): names, modes, parameter paths, and every contender's
     values against the question's parameters. Raises :class:`ScenarioError`."""
-    from analyzer.scenario import _check_param_path, _set_path, refuse_coercion
+    from analyzer.core.scenario import _check_param_path, _set_path, refuse_coercion
 
     if spec.solve is not None:
         s = _model(file, "solve", SolveSpec, spec.solve)
@@ -141,7 +141,7 @@ def check_balance_keys(file: str, spec, question) -> None:
     if mode == "seated":
         for k, seat in enumerate(m.seats):
             _check_param_path(file, question.Params, seat, f"matchup.seats[{k}]")
-    from analyzer.gamedata import DataError, unwrap
+    from analyzer.core.gamedata import DataError, unwrap
     for i, c in enumerate(cs):
         where = f"contenders[{i}]"
         if mode == "seated":
@@ -180,7 +180,7 @@ def check_balance_keys(file: str, spec, question) -> None:
 # ----------------------------------------------------------------------------- statistics
 def batch_ci(sums: np.ndarray, sizes: np.ndarray) -> tuple[float, float, float, float]:
     """(mean, se, ci_low, ci_high) of ``sum(sums) / sum(sizes)`` from independent batches
-    (the ratio estimator and batch-means variance of :class:`analyzer.stats.PairedAccumulator`,
+    (the ratio estimator and batch-means variance of :class:`analyzer.core.stats.PairedAccumulator`,
     Student t with k - 1 degrees of freedom)."""
     sums = np.asarray(sums, np.float64)
     sizes = np.asarray(sizes, np.float64)
@@ -277,7 +277,7 @@ def manifest(sc, *, kind: str, trials: int, wall_seconds: float, threads: int, d
     import numba
 
     from analyzer import __version__
-    from analyzer.outputs import git_commit
+    from analyzer.outputs.writer import git_commit
     return {"status": "complete", "kind": kind, "scenario_file": str(sc.path), "scenario_sha256": sc.digest,
             "scenario_text": sc.text, "seed": sc.spec.seed, "version": __version__, "git_commit": git_commit(),
             "threads": threads, "wall_seconds": wall_seconds, "trials": trials,
@@ -291,7 +291,7 @@ def report_page(title: str, subtitle: str, sections: list[str], run_dir, doc: di
     """A self-contained ``report.html`` (the run report's page, figures inlined) for a matchup or
     solve folder: the title, the placeholder warning, the figures, ``sections`` (HTML), the
     placeholders and example values, notes and provenance."""
-    from analyzer import report as r
+    from analyzer.outputs import report as r
 
     parts = [f"<h1>{r._e(title)}</h1>", f"<p class=\"sub\">{r._e(subtitle)}</p>"]
     if doc.get("placeholders"):
@@ -313,10 +313,10 @@ def report_page(title: str, subtitle: str, sections: list[str], run_dir, doc: di
 
 
 def footer(fig, doc: dict, mode: str, where: str, metric: dict | None = None) -> None:
-    """The provenance footer of :func:`analyzer.plots.footer` (red when placeholders were used)
+    """The provenance footer of :func:`analyzer.outputs.plots.footer` (red when placeholders were used)
     under a balance figure; ``doc`` is the matchup / solve document, saved as ``where``;
     ``metric`` (``{name, unaffected_by}``): count only the placeholders it can depend on."""
-    from analyzer.plots import footer as plots_footer
+    from analyzer.outputs.plots import footer as plots_footer
 
     plots_footer(fig, {"game": doc["game"], "question": doc["question"], "seed": doc["seed"], "mode": mode,
                        "placeholders": doc.get("placeholders", []), "example_values": doc.get("example_values", []),

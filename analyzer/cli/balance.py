@@ -1,8 +1,8 @@
 """``analyzer matchup`` and ``analyzer solve``: the balance commands (docs/balance.md).
 
-Registered on :data:`analyzer.cli.app` when :mod:`analyzer.cli` imports this module (one line
-there). Thin like the rest of the CLI: load, call :mod:`analyzer.matchup` /
-:mod:`analyzer.solve`, print, write; numba, pandas and matplotlib are imported only when a
+Registered on :data:`analyzer.cli.app.app` when :mod:`analyzer.cli.app` imports this module (one line
+there). Thin like the rest of the CLI: load, call :mod:`analyzer.analyses.balance.matchup` /
+:mod:`analyzer.analyses.balance.solve`, print, write; numba, pandas and matplotlib are imported only when a
 command runs (``analyzer --help`` stays fast).
 """
 from __future__ import annotations
@@ -15,14 +15,14 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from analyzer.cli import _fail, _print_provenance, api, app, err, interrupt
-from analyzer.errors import ScenarioError
-from analyzer.gamedata import DataError
-from analyzer.paths import UnsafePathError
+from analyzer.cli.app import _fail, _print_provenance, api, app, err, interrupt
+from analyzer.core.errors import ScenarioError
+from analyzer.core.gamedata import DataError
+from analyzer.core.paths import UnsafePathError
 
 
 def _check_out(out: Path) -> None:
-    from analyzer.cli import _check_out as check     # the one --out preflight of every command
+    from analyzer.cli.app import _check_out as check     # the one --out preflight of every command
     check(out)
 
 
@@ -103,7 +103,7 @@ def matchup(
     metric), and reports the matrix with
     95% CIs (cells whose CI contains 1/2 are marked), each contender against itself (1/2 where
     the game is symmetric), a Bradley–Terry rating with bootstrap CIs and a ranking plot."""
-    from analyzer import matchup as mu
+    from analyzer.analyses.balance import matchup as mu
     used = _threads(threads)
     _check_out(out)
     try:
@@ -197,7 +197,7 @@ def solve(
     bisection on common random numbers (or on exact values where the question has an exact
     mode), with every evaluated value's 95% CI, the neighbours of the answer and a plot of the
     metric against the parameter with the crossing marked."""
-    from analyzer import solve as sv
+    from analyzer.analyses.balance import solve as sv
     used = _threads(threads)
     _check_out(out)
     kwargs = dict(metric=metric, target=target_value, param=param, range_=range_, tol=tol, trials=trials, seed=seed,

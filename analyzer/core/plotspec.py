@@ -32,8 +32,8 @@ def check_specs(specs: list, metric_names: set[str], swept: list[str]) -> None:
 
 def check_scenario_plots(scenario, prepared) -> None:
     """A scenario's ``plots:`` list against its first point's metrics and its sweep, as a
-    :class:`analyzer.errors.ScenarioError` naming the file."""
-    from analyzer.errors import ScenarioError
+    :class:`analyzer.core.errors.ScenarioError` naming the file."""
+    from analyzer.core.errors import ScenarioError
     try:
         check_specs(scenario.spec.plots, {m.name for m in prepared.metrics}, list(scenario.spec.sweep))
     except PlotError as e:

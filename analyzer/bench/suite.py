@@ -20,15 +20,15 @@ from typing import Callable
 
 import numba
 
-from analyzer import bench as bench_mod
-from analyzer import bench_kernels
-from analyzer.questions import SCENARIO_ROOT
+from analyzer.bench import harness as bench_mod
+from analyzer.bench import kernels as bench_kernels
+from analyzer.core.questions import SCENARIO_ROOT
 
 #: Trials of the kernel side in ``--quick`` mode (the references keep their own small counts).
 QUICK_TRIALS = 200_000
 #: benchmarks whose quick run needs more trials to time anything but overhead
 QUICK_TRIALS_OF = {"dice": 2_000_000, "uboat-loadout": 20_000, "balance-matchup": 10_000}
-QUICK_TRIALS_OF.update(bench_kernels.QUICK_TRIALS)  # the kernel rows of analyzer/bench_kernels.py name their own
+QUICK_TRIALS_OF.update(bench_kernels.QUICK_TRIALS)  # the kernel rows of analyzer/bench/kernels.py name their own
 #: Default targets (issue "performance"): a stateful kernel vs its pure-Python reference.
 STATEFUL_TARGET = 300
 THREAD_EFFICIENCY_TARGET = 0.85
@@ -93,8 +93,8 @@ def target_of(fn: Callable) -> float | None:
 # ----------------------------------------------------------------------------- scaling rows
 def thread_scaling(name: str, scenario: Path, trials: int) -> dict:
     """1 vs all threads on one point's kernel: parallel efficiency = rate(n) / (n * rate(1))."""
-    from analyzer import scenario as scenario_mod
-    from analyzer.runner import BATCH_CHUNKS, CHUNK_TRIALS, prepare_point
+    from analyzer.core import scenario as scenario_mod
+    from analyzer.run.runner import BATCH_CHUNKS, CHUNK_TRIALS, prepare_point
 
     sc = scenario_mod.load(scenario)
     prep = prepare_point(sc, sc.points[0])
@@ -123,7 +123,7 @@ def thread_scaling(name: str, scenario: Path, trials: int) -> dict:
 def _cli(args: list[str], cwd: Path | None = None) -> tuple[float, int]:
     """Wall time and peak RSS (KiB) of one ``analyzer`` process."""
     code = ("import resource, sys, time; t0 = time.perf_counter(); sys.argv = ['analyzer'] + sys.argv[1:];\n"
-            "from analyzer.cli import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+            "from analyzer.cli.app import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
             "print('BENCH', time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "
             "file=sys.stderr)")
     t0 = time.perf_counter()
@@ -159,15 +159,15 @@ def stop_latency_row(work: Path, rounds: int = 3) -> dict:
     """Seconds from SIGINT (Ctrl-C) to the exit of an ``analyzer run`` that is in the middle of
     a long point (best of ``rounds``): the stop latency the tests only bound (they wait up to
     60 s and check the exit code; a timing there fails on a loaded machine). Each run is
-    signalled once its stop handler is installed (:func:`analyzer.interrupt.stop_handler_installed`)
+    signalled once its stop handler is installed (:func:`analyzer.core.interrupt.stop_handler_installed`)
     and a second has passed, so the kernels are running."""
     import signal
 
-    from analyzer.interrupt import stop_handler_installed
+    from analyzer.core.interrupt import stop_handler_installed
     scen = str(SCENARIO_ROOT / "dice" / "any_of_n.yaml")
     best = float("inf")
     for _ in range(rounds):
-        proc = subprocess.Popen([sys.executable, "-c", "from analyzer.cli import main; main()", "run", scen,
+        proc = subprocess.Popen([sys.executable, "-c", "from analyzer.cli.app import main; main()", "run", scen,
                                  "--trials", str(10**9), "--no-progress", "--out", str(work)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=work)
         try:
@@ -246,7 +246,8 @@ def write_outputs(rows: list[dict], out_dir: Path) -> list[Path]:
     """``bench.parquet`` (one row per figure), ``bench.json`` and ``bench_ratios.png``."""
     import pandas as pd
 
-    from analyzer import outputs, paths
+    from analyzer.outputs import writer as outputs
+    from analyzer.core import paths
 
     out_dir.mkdir(parents=True, exist_ok=True)
     written = [outputs.write_parquet(pd.DataFrame(rows), out_dir / "bench.parquet"),

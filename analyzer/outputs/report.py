@@ -6,11 +6,11 @@ Built only from the files of the run folder (``summary.json``, ``manifest.json``
 A comparison folder (``comparison.json``) gets the paired differences B - A instead.
 
 The folder may have been damaged or prepared by someone else (the report is meant to be
-shared), so every file is read through :mod:`analyzer.runfolder` (no link followed, regular
+shared), so every file is read through :mod:`analyzer.outputs.reader` (no link followed, regular
 files only, size caps, the shape checked: a damaged JSON file is refused in one line,
-:class:`analyzer.errors.RunFolderError`), and every value that reaches the page is escaped
+:class:`analyzer.core.errors.RunFolderError`), and every value that reaches the page is escaped
 (:func:`_e`; numbers are formatted only once their type is checked). A ``*.png`` that is a link,
-a FIFO or device, larger than :data:`analyzer.paths.MAX_IMAGE_BYTES` or not a PNG image is not
+a FIFO or device, larger than :data:`analyzer.core.paths.MAX_IMAGE_BYTES` or not a PNG image is not
 inlined: the Plots section says so in one line per file (the rest of the report is still
 useful, and nothing outside the folder is ever read into it).
 """
@@ -25,7 +25,8 @@ from typing import Any, Iterable
 
 import yaml
 
-from analyzer import paths, runfolder
+from analyzer.core import paths
+from analyzer.outputs import reader as runfolder
 
 REPORT_FILE = "report.html"
 
@@ -75,7 +76,7 @@ def _table(header: Iterable[str], rows: Iterable[Iterable[Any]], numeric_from: i
 
 
 def _nan_dash(x: float | None, fmt: str) -> str:
-    """A number, or "—" for NaN / null (one trial gives no se or CI: :mod:`analyzer.stats`;
+    """A number, or "—" for NaN / null (one trial gives no se or CI: :mod:`analyzer.core.stats`;
     summary.json writes NaN as null)."""
     return "—" if x is None or x != x else format(x, fmt)
 
@@ -106,8 +107,8 @@ _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def _figures(run_dir: Path) -> str:
-    """Every ``*.png`` of the folder inlined, read with :func:`analyzer.paths.read_regular` (no
-    link followed, no FIFO opened, at most :data:`analyzer.paths.MAX_IMAGE_BYTES`); a file that
+    """Every ``*.png`` of the folder inlined, read with :func:`analyzer.core.paths.read_regular` (no
+    link followed, no FIFO opened, at most :data:`analyzer.core.paths.MAX_IMAGE_BYTES`); a file that
     is refused or is not a PNG image is named in a one-line note instead."""
     out, skipped = [], []
     names = sorted(n for n in os.listdir(run_dir) if n.endswith(".png") and not n.startswith("."))

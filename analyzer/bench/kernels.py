@@ -4,7 +4,7 @@
 Each row times one shipped scenario point: the point's kernel (all worker threads) against
 the game's pure-Python reference ``tests/reference/<game>.py::simulate`` playing the same
 point (one thread), in interleaved rounds in one process
-(:func:`analyzer.bench.kernel_vs_reference`). :data:`KERNEL_BENCHES` is the whole table
+(:func:`analyzer.bench.harness.kernel_vs_reference`). :data:`KERNEL_BENCHES` is the whole table
 (bench name -> scenario, point, description, trial counts); :data:`BENCH_OF_QUESTION` names
 the row of every question with a kernel, here or in a game's ``bench.py``, so a test can
 check that no kernel goes without one.
@@ -27,7 +27,7 @@ Targets
   the driver can pass ~190x there (its kernel measured 175x); 100x is the round target below
   that ceiling, applied to every single-step row.
 - A dice primitive against numpy vectorised: 10x, the target the suite sets for the exploding
-  pool against numpy (``analyzer.bench_suite.rows_of``). It is within reach: the driver alone
+  pool against numpy (``analyzer.bench.suite.rows_of``). It is within reach: the driver alone
   drawing 2d6 (3d10) and recording 2 metrics runs 5.9e8 (3.0e8) trials/s on 2 threads, numpy
   plays the same points at 4.5e7 (2.6e7) trials/s, ceilings of 13x and 11.5x.
 """
@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 
-from analyzer.bench import interleaved_best, kernel_vs_reference, register_benchmark, say
-from analyzer.questions import SCENARIO_ROOT
+from analyzer.bench.harness import interleaved_best, kernel_vs_reference, register_benchmark, say
+from analyzer.core.questions import SCENARIO_ROOT
 
 #: target ratio to the pure-Python reference by kind of kernel (see the module docstring)
 TARGETS = {"stateful": 300, "multi-shot": 300, "single-step": 100}
@@ -176,8 +176,8 @@ def scaled(full: int, trials: int | None, full_trials: int, floor: int = 50) -> 
 
 def bench_kernel(name: str, trials: int | None = None, console=None) -> dict:
     """The row of :data:`KERNEL_BENCHES` ``name``: kernel trials/s vs the pure-Python reference."""
-    from analyzer import scenario as scenario_mod
-    from analyzer.bench_suite import row
+    from analyzer.core import scenario as scenario_mod
+    from analyzer.bench.suite import row
 
     spec = KERNEL_BENCHES[name]
     path = SCENARIO_ROOT / spec.scenario
@@ -240,9 +240,9 @@ DICE_TRIALS, DICE_QUICK_TRIALS, DICE_NUMPY_TRIALS = 20 * _M, 2 * _M, 1 * _M
 
 def bench_dice_question(name: str, trials: int | None = None, console=None) -> dict:
     """Trials/s of a generic dice question's kernel and of numpy vectorised on the same point."""
-    from analyzer import scenario as scenario_mod
-    from analyzer.bench_suite import row
-    from analyzer.runner import BATCH_CHUNKS, CHUNK_TRIALS, prepare_point
+    from analyzer.core import scenario as scenario_mod
+    from analyzer.bench.suite import row
+    from analyzer.run.runner import BATCH_CHUNKS, CHUNK_TRIALS, prepare_point
 
     question, rel, at, numpy_fn, describe = DICE_BENCHES[name]
     sc = scenario_mod.load(SCENARIO_ROOT / rel)
@@ -274,7 +274,7 @@ def bench_dice_question(name: str, trials: int | None = None, console=None) -> d
     what = (f"{question} kernel trials/s vs numpy vectorised (no pure-Python reference exists for the generic "
             f"dice questions) on {where}: {describe}")
     return {"rows": [row(name, what, rate, "trials/s", rate / np_rate, NUMPY_TARGET,
-                         reference="numpy vectorised (analyzer.bench_kernels)", reference_rate=np_rate,
+                         reference="numpy vectorised (analyzer.bench.kernels)", reference_rate=np_rate,
                          threads=threads)]}
 
 
@@ -285,7 +285,7 @@ def bench_dice_question(name: str, trials: int | None = None, console=None) -> d
 BENCH_OF_QUESTION: dict[tuple[str, str], str] = {
     ("b17", "attack_wave"): "b17-attack-wave",              # analyzer/games/b17/bench.py
     ("breaking_news", "firefight"): "bn-firefight",         # analyzer/games/breaking_news/bench.py
-    ("dice", "pool"): "dice-pool-vs-numpy",                 # analyzer/bench.py ("dice")
+    ("dice", "pool"): "dice-pool-vs-numpy",                 # analyzer/bench/harness.py ("dice")
     ("dystopian_wars", "duel"): "dw-duel",                  # analyzer/games/dystopian_wars/bench.py
     ("hacse_naval", "depth_charge"): "hacse-depth-charge",  # analyzer/games/hacse_naval/bench.py
     ("uboat_leader", "engagement"): "uboat-engagement",     # analyzer/games/uboat_leader/bench.py
@@ -296,7 +296,7 @@ BENCH_OF_QUESTION: dict[tuple[str, str], str] = {
 }
 
 
-#: kernel trials of each row in ``analyzer bench --quick`` (read by analyzer.bench_suite)
+#: kernel trials of each row in ``analyzer bench --quick`` (read by analyzer.bench.suite)
 QUICK_TRIALS: dict[str, int] = {**{name: spec.quick_trials for name, spec in KERNEL_BENCHES.items()},
                                 **{name: DICE_QUICK_TRIALS for name in DICE_BENCHES}}
 

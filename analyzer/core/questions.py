@@ -18,8 +18,8 @@ from typing import Any, Callable, ClassVar
 import numpy as np
 from pydantic import BaseModel
 
-from analyzer.gamedata import Placeholder
-from analyzer.paths import shipped_scenarios
+from analyzer.core.gamedata import Placeholder
+from analyzer.core.paths import shipped_scenarios
 
 
 #: The shipped scenarios and game data: inside the installed package (wheels and
@@ -153,12 +153,12 @@ class Context:
         The file found is recorded in :attr:`data_files` with its SHA-256, so a run's
         manifest says which data (a copy beside the scenario, or the shipped one) made it.
         """
-        from analyzer.gamedata import DataError, file_sha256
+        from analyzer.core.gamedata import DataError, file_sha256
 
         try:       # a globbed name (fleets/*.yaml) with an undecodable byte: refused before any trial
             str(relpath).encode("utf-8")
         except UnicodeEncodeError:
-            from analyzer.paths import printable
+            from analyzer.core.paths import printable
             raise DataError(f"{printable(relpath)}: the file name is not valid UTF-8 (undecodable bytes); "
                             f"rename it to a UTF-8 name") from None
         for origin, base in (("scenario", self.scenario_dir), ("shipped", self.game_dir)):
@@ -177,13 +177,13 @@ class Context:
         so outputs and ``strict`` see just the placeholders a point depends on.
         Placeholder paths start with ``prefix`` (default: the file's stem).
         """
-        from analyzer.gamedata import load_data_cached
+        from analyzer.core.gamedata import load_data_cached
 
         return load_data_cached(self.find(relpath), prefix if prefix is not None else Path(relpath).stem)
 
     def use(self, placeholders: list[Placeholder], under: str | None = None) -> None:
         """Record the placeholders at or below the data path ``under`` (all when None)."""
-        from analyzer.gamedata import is_under
+        from analyzer.core.gamedata import is_under
 
         seen = {(p.path, p.source, p.kind) for p in self.placeholders}
         for ph in placeholders:
@@ -209,7 +209,7 @@ class Question:
     rule_options: ClassVar[tuple[RuleOption, ...]] = ()
     primary_metric: ClassVar[str]
     supports_exact: ClassVar[bool] = False
-    #: False when the question's own figures replace the generic ones (see analyzer.plots)
+    #: False when the question's own figures replace the generic ones (see analyzer.outputs.plots)
     default_plots: ClassVar[bool] = True
 
     def prepare(self, params: BaseModel, ctx: Context) -> Prepared:

@@ -18,8 +18,8 @@ import time
 
 import numba
 
-from analyzer.bench import register_benchmark, say
-from analyzer.questions import SCENARIO_ROOT
+from analyzer.bench.harness import register_benchmark, say
+from analyzer.core.questions import SCENARIO_ROOT
 
 SCENARIO = SCENARIO_ROOT / "dystopian_wars" / "duel_battleship_vs_cruisers.yaml"
 EFFICIENCY_TARGET = 0.85
@@ -30,10 +30,11 @@ ROUNDS = 3
 def bench_dask(trials: int = 4_000_000, console=None) -> dict:
     from distributed import Client, LocalCluster
 
-    from analyzer import api, scenario as scenario_mod
-    from analyzer.backends import DaskBackend
-    from analyzer.bench_suite import row
-    from analyzer.runner import CHUNK_TRIALS, prepare_point
+    from analyzer import api
+    from analyzer.core import scenario as scenario_mod
+    from analyzer.run.backends import DaskBackend
+    from analyzer.bench.suite import row
+    from analyzer.run.runner import CHUNK_TRIALS, prepare_point
 
     sc = scenario_mod.load(SCENARIO, trials=trials)
     prepared = [prepare_point(sc, p) for p in sc.points]

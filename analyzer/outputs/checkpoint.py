@@ -5,7 +5,7 @@ it holds only ``manifest.json`` with ``"status": "incomplete"`` (what ``--resume
 scenario's path and SHA-256, the seed and trial settings, the data files read) and
 ``checkpoint/point-NNNNNN.npz``: per point, the accumulator's integer sums, the next chunk to
 run, the seconds spent and whether the point is done. Every file is written through
-:func:`analyzer.paths.write_atomic`, so a killed process never leaves a half-written one.
+:func:`analyzer.core.paths.write_atomic`, so a killed process never leaves a half-written one.
 
 Results depend only on (seed, point key, trial count) and the sums do not depend on how
 chunks are grouped, so continuing a point from its checkpoint gives the tables an
@@ -43,13 +43,15 @@ from pathlib import Path
 
 import numpy as np
 
-from analyzer import __version__, outputs, paths
-from analyzer.errors import ScenarioError
-from analyzer.questions import Prepared
-from analyzer.runner import (BATCH_CHUNKS, CHECKPOINT_SECONDS, CHUNK_TRIALS, _check_precision_metric, _precision_met,
+from analyzer import __version__
+from analyzer.outputs import writer as outputs
+from analyzer.core import paths
+from analyzer.core.errors import ScenarioError
+from analyzer.core.questions import Prepared
+from analyzer.run.runner import (BATCH_CHUNKS, CHECKPOINT_SECONDS, CHUNK_TRIALS, _check_precision_metric, _precision_met,
                              point_chunks, point_key)
-from analyzer.scenario import Scenario
-from analyzer.stats import MetricAccumulator
+from analyzer.core.scenario import Scenario
+from analyzer.core.stats import MetricAccumulator
 
 CHECKPOINT_DIR = "checkpoint"
 MANIFEST = "manifest.json"
@@ -607,7 +609,7 @@ def _check_manifest_fields(run_dir: Path, manifest: dict) -> None:
 
 def load_scenario(run_dir: Path) -> Scenario:
     """Reload the scenario an incomplete run started from, with the same seed and trials."""
-    from analyzer import scenario as scenario_mod
+    from analyzer.core import scenario as scenario_mod
     manifest = read_incomplete_manifest(run_dir)
     # the trial limits were checked (and --force given if needed) when the run started
     return scenario_mod.load(manifest["scenario_file"], seed=manifest["seed"], trials=manifest.get("trials"),

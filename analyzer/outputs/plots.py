@@ -19,8 +19,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from analyzer import paths  # noqa: E402
-from analyzer.stats import Z95  # noqa: E402
+from analyzer.core import paths  # noqa: E402
+from analyzer.core.stats import Z95  # noqa: E402
 
 #: ``text.parse_math: False``: every string is drawn literally. Scenario names, parameter
 #: values, metric labels and data names (fighter types, weapons, sensors) are someone else's
@@ -41,7 +41,7 @@ MAX_FIGURE_PX = 4000
 MAX_LEGEND_ENTRIES = 20
 
 
-from analyzer.plotspec import PlotError, check_specs  # noqa: E402,F401  (re-exported)
+from analyzer.core.plotspec import PlotError, check_specs  # noqa: E402,F401  (re-exported)
 
 
 def drawn(value: object, limit: int = MAX_DRAWN_NAME) -> str:
@@ -161,7 +161,7 @@ def _bars(meta, points, dists, metric: str):
 
 
 def _wilson(p: float, n: int) -> tuple[float, float]:
-    from analyzer.stats import wilson_interval
+    from analyzer.core.stats import wilson_interval
     return wilson_interval(p * n, n)
 
 
@@ -358,20 +358,20 @@ def _close_new(before: set) -> None:
 def render(run_dir: Path, formats: tuple[str, ...] = ("png",), question=None, specs: list | None = None) -> list[Path]:
     """(Re-)render every plot of a run folder from its tables; returns the files written.
 
-    The folder's files are read through :func:`analyzer.runfolder.load_plot_inputs` (no link
+    The folder's files are read through :func:`analyzer.outputs.reader.load_plot_inputs` (no link
     followed, regular files only, size caps, the shape of plotmeta.json and the tables checked:
-    a damaged folder is refused in one line, :class:`analyzer.errors.RunFolderError`). Without
+    a damaged folder is refused in one line, :class:`analyzer.core.errors.RunFolderError`). Without
     ``question`` (``analyzer plot``: the question is the one plotmeta.json names), a figure that
     still cannot be drawn from the tables (a plotmeta.json edited to name another question) is
     refused the same way; a run passes its question, and a drawing error there is a bug and
     raises as it is."""
-    from analyzer import runfolder
-    from analyzer.errors import RunFolderError
+    from analyzer.outputs import reader as runfolder
+    from analyzer.core.errors import RunFolderError
     run_dir = Path(run_dir)
     meta, points, dists = runfolder.load_plot_inputs(run_dir)
     from_folder = question is None
     if question is None:
-        from analyzer import questions
+        from analyzer.core import questions
         question = questions.get(meta["game"], meta["question"])
     written = []
     # every figure, the question's own too, titles with the name as drawn: one line, shortened

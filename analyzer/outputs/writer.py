@@ -5,7 +5,7 @@ point), ``distributions.parquet`` (long format: point, metric, value, probabilit
 ``summary.json`` (what ``--json`` prints), ``manifest.json`` (provenance) and plots. An
 exact run's folder is built under a temporary name and renamed into place at the end, so a
 failed run leaves no partial output. A Monte-Carlo run's folder exists under its final name
-from the start, holding only an incomplete manifest and checkpoints (:mod:`analyzer.checkpoint`)
+from the start, holding only an incomplete manifest and checkpoints (:mod:`analyzer.outputs.checkpoint`)
 until its outputs, built under a temporary name, are moved in (:func:`fill_run_dir`), the
 complete manifest last.
 """
@@ -29,8 +29,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyzer import __version__, paths
-from analyzer.runner import CHUNK_TRIALS, PointResult
+from analyzer import __version__
+from analyzer.core import paths
+from analyzer.run.runner import CHUNK_TRIALS, PointResult
 
 SUMMARY_STATS = ("mean", "se", "ci_low", "ci_high")
 
@@ -180,7 +181,7 @@ def new_run_dir(out_root: Path, scenario_name: str, digest: str) -> tuple[Path, 
     """(temporary folder to fill, final folder to rename it to).
 
     The scenario's name is someone else's text: it becomes one safe folder name
-    (:func:`analyzer.paths.slug`) that must lie under ``out_root``."""
+    (:func:`analyzer.core.paths.slug`) that must lie under ``out_root``."""
     stamp = _stamp()
     base = paths.make_dir(Path(out_root), scenario_name)
     final = paths.inside(base, f"{stamp}-{digest[:8]}")

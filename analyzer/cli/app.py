@@ -14,9 +14,9 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from analyzer.errors import ScenarioError
-from analyzer.paths import UnsafePathError
-from analyzer.gamedata import DataError
+from analyzer.core.errors import ScenarioError
+from analyzer.core.paths import UnsafePathError
+from analyzer.core.gamedata import DataError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=(
     "Monte-Carlo balance analyzer for tabletop wargames.\n\n"
@@ -38,20 +38,20 @@ class _Lazy:
 
 
 api = _Lazy("analyzer.api")
-questions = _Lazy("analyzer.questions")
-scenario_mod = _Lazy("analyzer.scenario")
-runner = _Lazy("analyzer.runner")
-plotspec = _Lazy("analyzer.plotspec")
-interrupt = _Lazy("analyzer.interrupt")
+questions = _Lazy("analyzer.core.questions")
+scenario_mod = _Lazy("analyzer.core.scenario")
+runner = _Lazy("analyzer.run.runner")
+plotspec = _Lazy("analyzer.core.plotspec")
+interrupt = _Lazy("analyzer.core.interrupt")
 
 err = Console(stderr=True)
 EXIT_USAGE = 2
 
 
 def _stats():
-    """:mod:`analyzer.stats`, imported when a command prints a CI (it imports numpy, which
+    """:mod:`analyzer.core.stats`, imported when a command prints a CI (it imports numpy, which
     ``analyzer --help`` and ``list`` never need)."""
-    from analyzer import stats
+    from analyzer.core import stats
     return stats
 
 
@@ -108,11 +108,11 @@ def _preflight(loaded: list, out: Path, option: str = "--out") -> None:
 
 
 def _check_out(out: Path, option: str = "--out") -> None:
-    """``out`` can hold what the command writes (:func:`analyzer.paths.check_output_root`:
+    """``out`` can hold what the command writes (:func:`analyzer.core.paths.check_output_root`:
     a writable folder, a UTF-8 name, short enough for the deepest file): checked before
     computing by every command that writes a folder (run, exact, compare, sensitivity), so an
     unusable ``--out`` never costs the results."""
-    from analyzer.paths import check_output_root, printable
+    from analyzer.core.paths import check_output_root, printable
     try:
         check_output_root(out)
     except (OSError, UnsafePathError) as e:
@@ -291,7 +291,7 @@ def run(
     point's progress; after Ctrl-C, SIGTERM or a crash, 'analyzer run --resume RUN_DIR' continues it."""
     try:
         used_threads = api.set_threads(threads)
-        from analyzer.backends import make_backend
+        from analyzer.run.backends import make_backend
         backend = make_backend(backend_name, scheduler=scheduler, workers=workers)
     except ValueError as e:
         _fail(str(e))
@@ -302,7 +302,7 @@ def run(
         if given:
             _fail(f"--resume continues RUN_DIR with the scenario, seed and trials it started with, in place; "
                   f"drop {', '.join(given)}")
-        from analyzer import checkpoint
+        from analyzer.outputs import checkpoint
         try:
             loaded = [checkpoint.load_scenario(resume)]
         except (ScenarioError, DataError) as e:
@@ -318,7 +318,7 @@ def run(
     formats = ("png", "svg") if svg else ("png",)
     with interrupt.handling(), closing(backend):  # Ctrl-C / SIGTERM: stop between kernel calls, never mid-write
         if backend.name == "dask":
-            from analyzer.backends import BackendError
+            from analyzer.run.backends import BackendError
             try:
                 backend.start()
                 interrupt.check()
@@ -330,7 +330,7 @@ def run(
                 _fail(str(e))
             except OSError as e:          # a cluster that cannot start
                 _fail(f"--backend dask: cannot reach the cluster ({scheduler or 'in-process'}): {e}")
-        from analyzer.checkpoint import RunKept
+        from analyzer.outputs.checkpoint import RunKept
         for sc in loaded:
             try:
                 if progress:
@@ -392,7 +392,7 @@ def exact(
             _fail(str(e))
         summary["run_dir"] = str(run_dir)
     else:
-        from analyzer import outputs
+        from analyzer.outputs import writer as outputs
         summary = outputs.summary_dict(sc, results, "exact")
     if json_out:
         typer.echo(json.dumps(summary, indent=2))
@@ -493,10 +493,10 @@ def list_(
     json_out: bool = typer.Option(False, "--json", help="Machine-readable listing on stdout."),
 ):
     """Games, questions, parameters (types, defaults, placeholder defaults), rule options, metrics."""
-    from analyzer.catalog_cache import cached_catalog
+    from analyzer.outputs.catalog_cache import cached_catalog
     doc = cached_catalog(game)
     if game is not None and not doc:
-        from analyzer.errors import suggest
+        from analyzer.core.errors import suggest
         games = sorted(cached_catalog())
         _fail(f"game: unknown game {game!r}{suggest(game, games)}; allowed: {', '.join(games)}")
     if json_out:
@@ -550,8 +550,8 @@ def init(
 def report(run_dir: Path = typer.Argument(..., help="A run folder (analyzer run / exact) or a comparison folder.")):
     """Rebuild report.html, the self-contained page of a run: question, parameters, metrics with
     CIs, plots, placeholders, rule options, notes and provenance."""
-    from analyzer.paths import entry_kind
-    from analyzer.report import write_report
+    from analyzer.core.paths import entry_kind
+    from analyzer.outputs.report import write_report
     # (a link or FIFO at either name counts as there: reading it is then refused, by name)
     if not run_dir.is_dir() or (entry_kind(run_dir, "summary.json") is None
                                 and entry_kind(run_dir, "comparison.json") is None):
@@ -582,7 +582,7 @@ def sensitivity(
     reading; each variant runs against the scenario on common random numbers, so each effect
     comes with the 95% CI of B - A. Writes sensitivity.parquet, sensitivity.json and a
     tornado chart."""
-    from analyzer import sensitivity as sens
+    from analyzer.analyses import sensitivity as sens
     sc = _load_all([str(target)], trials=trials, force=force)[0]
     _check_out(out)                      # before computing: an unusable --out must not cost the results
     progress, _ = _progress_factory(True)
@@ -623,9 +623,9 @@ def plot(
     svg: bool = typer.Option(False, help="Also write SVG."),
 ):
     """Re-render the plots of a run folder from its parquet tables."""
-    from analyzer.errors import RunFolderError
-    from analyzer.paths import entry_kind
-    from analyzer.plots import PlotError, render
+    from analyzer.core.errors import RunFolderError
+    from analyzer.core.paths import entry_kind
+    from analyzer.outputs.plots import PlotError, render
     if not run_dir.is_dir() or entry_kind(run_dir, "points.parquet") is None \
             or entry_kind(run_dir, "plotmeta.json") is None:
         _fail(f"{run_dir}: not a run folder (needs points.parquet and plotmeta.json)")
@@ -653,8 +653,8 @@ def bench(
     """Benchmarks: each row a figure measured against another measured in the same run (raw RNG,
     numpy, the pure-Python reference, icepool) or against its target (CLI start, memory), with
     the ratio, its target and whether it is met; plus thread scaling (1 vs all threads)."""
-    from analyzer import bench_suite
-    from analyzer.bench import BENCHMARKS, load_benchmarks
+    from analyzer.bench import suite as bench_suite
+    from analyzer.bench.harness import BENCHMARKS, load_benchmarks
     load_benchmarks()
     names = list(names or [])
     if names == ["list"]:
@@ -668,7 +668,7 @@ def bench(
     if trials is not None:
         if len(names) != 1 or names[0] not in BENCHMARKS:
             _fail("bench: --trials needs exactly one benchmark name (see 'analyzer bench list')")
-        from analyzer.bench import MAX_BENCH_TRIALS
+        from analyzer.bench.harness import MAX_BENCH_TRIALS
         if trials > MAX_BENCH_TRIALS:
             _fail(f"bench: --trials: got {trials:,}; allowed: 1..{MAX_BENCH_TRIALS:,} (a benchmark runs its kernel "
                   f"several times)")
@@ -691,7 +691,7 @@ def bench(
         bench_suite.print_table(rows, err)
 
 
-import analyzer.cli_balance  # noqa: E402,F401  (registers 'matchup' and 'solve': analyzer/cli_balance.py)
+import analyzer.cli.balance  # noqa: E402,F401  (registers 'matchup' and 'solve': analyzer/cli/balance.py)
 
 
 #: Most numba threads ``NUMBA_NUM_THREADS`` may ask for: 4 per usable core, never more than 1024

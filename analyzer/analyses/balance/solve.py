@@ -25,10 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from analyzer import interrupt, scenario as scenario_mod
-from analyzer.balance import SolveSpec
-from analyzer.errors import ScenarioError, suggest
-from analyzer.runner import exact_point, prepare_point, simulate_point, stream_key, summarize
+from analyzer.core import interrupt
+from analyzer.core import scenario as scenario_mod
+from analyzer.analyses.balance.common import SolveSpec
+from analyzer.core.errors import ScenarioError, suggest
+from analyzer.run.runner import exact_point, prepare_point, simulate_point, stream_key, summarize
 
 #: ``scan`` of an integer range evaluates at most this many values
 MAX_SCAN = 2000
@@ -81,7 +82,7 @@ class Solution:
 def param_kind(question, dotted: str) -> tuple[str | None, float | None, float | None]:
     """(``integer`` | ``continuous`` | None, lower bound, upper bound) of a parameter path,
     from its pydantic field (``Optional[int]`` counts as int; bounds from ``ge/gt/le/lt``)."""
-    from analyzer.scenario import submodel
+    from analyzer.core.scenario import submodel
     model = question.Params
     info = None
     for part in dotted.split("."):
@@ -331,7 +332,7 @@ def value_interval(sol: Solution) -> tuple[float | None, float | None]:
 
 def document(sol: Solution) -> dict:
     """What ``solve --json`` prints and ``solve.json`` holds."""
-    from analyzer.outputs import _json_value
+    from analyzer.outputs.writer import _json_value
     evs = [sol.evaluations[v].as_dict() for v in sorted(sol.evaluations)]
     neighbours = {}
     if sol.value is not None and sol.kind == "integer":
@@ -356,8 +357,8 @@ def figure(doc: dict):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from analyzer.balance import footer
-    from analyzer.plots import STYLE
+    from analyzer.analyses.balance.common import footer
+    from analyzer.outputs.plots import STYLE
     evs = doc["evaluations"]
     xs = [e["value"] for e in evs]
     with plt.rc_context(STYLE):
@@ -389,16 +390,17 @@ def write(sol: Solution, out_root: Path, *, threads: int, formats: tuple[str, ..
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from analyzer import outputs, paths
-    from analyzer import report as rp
-    from analyzer.balance import manifest, report_page
+    from analyzer.outputs import writer as outputs
+    from analyzer.core import paths
+    from analyzer.outputs import report as rp
+    from analyzer.analyses.balance.common import manifest, report_page
     doc = document(sol)
     tmp, final = outputs.new_run_dir(Path(out_root), f"{sol.sc.name}-solve", sol.sc.digest)
     try:
         outputs.write_parquet(pd.DataFrame(doc["evaluations"]), tmp / "evaluations.parquet")
         outputs.write_json(doc, tmp / "solve.json")
         fig = figure(doc)
-        from analyzer.plots import bounded_bbox
+        from analyzer.outputs.plots import bounded_bbox
         bbox = bounded_bbox(fig)
         for fmt in formats:
             paths.write_atomic(tmp, f"solve_{doc['metric']}_vs_{doc['param']}.{fmt}",

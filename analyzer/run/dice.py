@@ -3,7 +3,7 @@
 Each function checks its arguments (raising ``ValueError`` naming the parameter and the
 allowed range before any kernel runs), runs the chunked kernel of :mod:`kernels.dice`
 batch by batch (constant memory in the number of trials) and returns integer counts.
-The exact counterparts live in :mod:`analyzer.exact`.
+The exact counterparts live in :mod:`analyzer.core.exact`.
 """
 from __future__ import annotations
 

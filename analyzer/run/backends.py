@@ -1,6 +1,6 @@
 """Where a point's chunks run: this process (``local``) or a Dask ``distributed`` cluster.
 
-The runner (:func:`analyzer.runner.simulate_point`) owns the batch/merge logic for both: it
+The runner (:func:`analyzer.run.runner.simulate_point`) owns the batch/merge logic for both: it
 asks a backend for the *pieces* of a point — consecutive chunk ranges ``[lo, hi)`` that never
 straddle a logical batch end (a multiple of ``BATCH_CHUNKS``) — in chunk order, folds each
 piece's integer sums into the point's accumulator, tests a precision target at batch ends and
@@ -10,7 +10,7 @@ worker that ran one changes a result: a Dask run equals the local run of the sam
 for bit, and stops a precision run at the same trial count.
 
 Stopping: the client waits for a task in slices of ``POLL_SECONDS``, checking the stop flag
-(:mod:`analyzer.interrupt`: Ctrl-C, SIGTERM) between them, and on a stop cancels what it has
+(:mod:`analyzer.core.interrupt`: Ctrl-C, SIGTERM) between them, and on a stop cancels what it has
 out and closes the cluster; the in-process cluster's workers ignore SIGINT (the preload
 :func:`dask_setup`), so a terminal's Ctrl-C, sent to the whole process group, reaches only
 the client. ``--scheduler`` is parsed before anything connects (:func:`parse_scheduler`), the
@@ -93,7 +93,7 @@ def parse_scheduler(address: str) -> str:
 
 
 def dask_setup(worker) -> None:  # noqa: ARG001 (distributed's preload hook signature)
-    """Preload of the in-process cluster's workers (``preload=["analyzer.backends"]``): ignore
+    """Preload of the in-process cluster's workers (``preload=["analyzer.run.backends"]``): ignore
     SIGINT. A terminal sends Ctrl-C to the whole process group; the workers must not die of it
     (the client, which got it too, stops the run and closes the cluster)."""
     if threading.current_thread() is threading.main_thread():
@@ -221,7 +221,7 @@ class DaskBackend:
             # one numba thread per worker process: n processes use n cores; the workers ignore SIGINT
             self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
                                          dashboard_address=None, env={"NUMBA_NUM_THREADS": "1"},
-                                         preload=["analyzer.backends"])
+                                         preload=["analyzer.run.backends"])
             self._client = Client(self._cluster)
         return self
 
@@ -310,7 +310,7 @@ class DaskBackend:
         """The task's result, waited for in slices of :data:`POLL_SECONDS` with the stop flag
         checked between them (a bare ``result()`` swallows Ctrl-C / SIGTERM, and blocks forever
         on a cluster that lost its workers)."""
-        from analyzer import interrupt
+        from analyzer.core import interrupt
         while True:
             try:
                 return fut.result(timeout=POLL_SECONDS)

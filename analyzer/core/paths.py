@@ -27,9 +27,9 @@ MAX_SLUG = 80
 def shipped_scenarios() -> Path:
     """The shipped scenarios and game data: inside the installed package (wheels and ``pip
     install .``, copied there by setup.py), or the repository's ``scenarios/`` (a source
-    checkout or an editable install). ``analyzer.questions.SCENARIO_ROOT``."""
-    packaged = Path(__file__).resolve().parent / "scenarios"
-    return packaged if packaged.is_dir() else Path(__file__).resolve().parent.parent / "scenarios"
+    checkout or an editable install). ``analyzer.core.questions.SCENARIO_ROOT``."""
+    packaged = Path(__file__).resolve().parents[1] / "scenarios"
+    return packaged if packaged.is_dir() else Path(__file__).resolve().parents[2] / "scenarios"
 
 
 class UnsafePathError(ValueError):
@@ -274,7 +274,7 @@ def write_atomic_at(dir_fd: int, name: str, data: bytes) -> None:
 # --- the safe-I/O layer of the readers (report, plot, catalog cache) and of ``init`` --------
 #: Largest JSON document a reader takes (summary.json of a 100,000-point sweep is ~150 MB).
 MAX_JSON_BYTES = 512 << 20
-#: Largest parquet table :mod:`analyzer.plots` reads.
+#: Largest parquet table :mod:`analyzer.outputs.plots` reads.
 MAX_TABLE_BYTES = 512 << 20
 #: Largest PNG ``report.html`` inlines (figures are capped at 4000 px a side: a few MB).
 MAX_IMAGE_BYTES = 64 << 20

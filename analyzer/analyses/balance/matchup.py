@@ -28,12 +28,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from analyzer import interrupt, scenario as scenario_mod
-from analyzer.balance import (ContenderSpec, MatchupSpec, batch_ci, bootstrap_counts, bradley_terry, contenders,
+from analyzer.core import interrupt
+from analyzer.core import scenario as scenario_mod
+from analyzer.analyses.balance.common import (ContenderSpec, MatchupSpec, batch_ci, bootstrap_counts, bradley_terry, contenders,
                               default_mode, ford_connected, matchup_spec)
-from analyzer.errors import ScenarioError
-from analyzer.gamedata import DataError, unwrap
-from analyzer.runner import MIN_PAIRED_BATCHES, paired_chunk_size, prepare_point, stream_key
+from analyzer.core.errors import ScenarioError
+from analyzer.core.gamedata import DataError, unwrap
+from analyzer.run.runner import MIN_PAIRED_BATCHES, paired_chunk_size, prepare_point, stream_key
 from kernels.driver import BATCH_CHUNKS
 from kernels.record import chunk_sizes
 
@@ -159,7 +160,7 @@ def _check_outcomes(sc, spec: MatchupSpec, prepared) -> list[tuple[int, int]]:
             out.append((-1, 1))
             continue
         if name not in names:
-            from analyzer.errors import suggest
+            from analyzer.core.errors import suggest
             raise ScenarioError(str(sc.path), f"matchup.{key}", f"got {name!r}{suggest(name, names)}; metrics of "
                                 f"this question: {', '.join(names)}")
         metric = prepared.metrics[names.index(name)]
@@ -208,7 +209,7 @@ def _load_cells(sc, seats: list[str], pairs: list[tuple[Any, Any]], trials: int)
 
 
 def _union(preps: list, examples: bool = False) -> list[dict]:
-    from analyzer.outputs import unique_placeholders
+    from analyzer.outputs.writer import unique_placeholders
     return unique_placeholders(preps, examples=examples)
 
 
@@ -223,7 +224,7 @@ def run(path: str | Path, *, trials: int | None = None, seed: int | None = None,
     if reference is not None:
         names = [c.name for c in cs]
         if reference not in names:
-            from analyzer.errors import suggest
+            from analyzer.core.errors import suggest
             raise ScenarioError(str(sc.path), "--reference", f"got {reference!r}{suggest(reference, names)}; "
                                 f"allowed: {', '.join(names)}")
         spec = spec.model_copy(update={"reference": reference})
@@ -266,7 +267,7 @@ def _run_seated(sc, spec, cs: list[ContenderSpec], key, n_trials, on_trials) -> 
 
 
 def _data_files(preps: list) -> list[dict]:
-    from analyzer.outputs import unique_data_files
+    from analyzer.outputs.writer import unique_data_files
     return unique_data_files(preps)
 
 
@@ -282,7 +283,7 @@ def _run_field(sc, spec, cs: list[ContenderSpec], key, n_trials, on_trials) -> M
     for c, p in zip(cs, preps):
         names = [x.name for x in p.metrics]
         if metric not in names:
-            from analyzer.errors import suggest
+            from analyzer.core.errors import suggest
             raise ScenarioError(str(sc.path), "matchup.metric", f"got {metric!r}{suggest(metric, names)} for "
                                 f"contender {c.name}; metrics: {', '.join(names)}")
         idx.append(names.index(metric))
@@ -670,7 +671,7 @@ def _search(m: Matchup, fc: FairCost, i: int, ref: int, scale, key: int, wins_1:
 # ----------------------------------------------------------------------------- outputs
 def document(m: Matchup, r: Ratings) -> dict:
     """Everything ``matchup --json`` prints and ``matchup.json`` holds."""
-    from analyzer.outputs import _json_value
+    from analyzer.outputs.writer import _json_value
     sym = symmetry_checks(m) if m.mode == "seated" else []
     notes = list(m.notes)
     if r.prior:
@@ -709,8 +710,9 @@ def write(m: Matchup, r: Ratings, out_root: Path, *, threads: int, formats: tupl
     temporary name and renamed into place."""
     import pandas as pd
 
-    from analyzer import outputs, paths
-    from analyzer.balance import manifest, report_page
+    from analyzer.outputs import writer as outputs
+    from analyzer.core import paths
+    from analyzer.analyses.balance.common import manifest, report_page
     doc = document(m, r)
     tmp, final = outputs.new_run_dir(Path(out_root), f"{m.sc.name}-matchup", m.sc.digest)
     try:
@@ -720,7 +722,7 @@ def write(m: Matchup, r: Ratings, out_root: Path, *, threads: int, formats: tupl
             outputs.write_parquet(pd.DataFrame([f.row() for f in m.fair]), tmp / "fair_cost.parquet")
         outputs.write_json(doc, tmp / "matchup.json")
         import matplotlib.pyplot as plt
-        from analyzer.plots import bounded_bbox
+        from analyzer.outputs.plots import bounded_bbox
         for stem, fig in figures(doc):
             bbox = bounded_bbox(fig)
             for fmt in formats:
@@ -740,7 +742,7 @@ def write(m: Matchup, r: Ratings, out_root: Path, *, threads: int, formats: tupl
 
 
 def _report_sections(doc: dict) -> list[str]:
-    from analyzer import report as rp
+    from analyzer.outputs import report as rp
     parts = ["<h2>Ratings</h2><p>" + rp._e(doc["rating_model"]["model"]) + "; " + rp._e(doc["rating_model"]["ci"])
              + "</p>", rp._table(["rank", "contender", "rating", "95% CI low", "95% CI high", "P(beats reference)",
                                   "mean score vs field", "cost"],
@@ -779,8 +781,8 @@ def matrix_figure(doc: dict):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from analyzer.balance import footer
-    from analyzer.plots import STYLE
+    from analyzer.analyses.balance.common import footer
+    from analyzer.outputs.plots import STYLE
     names = [c["name"] for c in doc["contenders"]]
     n = len(names)
     cell = {(x["a"], x["b"]): x for x in doc["matchups"]}
@@ -818,8 +820,8 @@ def ratings_figure(doc: dict):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from analyzer.balance import footer
-    from analyzer.plots import STYLE
+    from analyzer.analyses.balance.common import footer
+    from analyzer.outputs.plots import STYLE
     rows = doc["ratings"]
     with plt.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=(7, 1.4 + 0.45 * len(rows)))
@@ -846,8 +848,8 @@ def fair_cost_figure(doc: dict):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from analyzer.balance import footer
-    from analyzer.plots import STYLE
+    from analyzer.analyses.balance.common import footer
+    from analyzer.outputs.plots import STYLE
     rows = [f for f in doc["fair_cost"] if f["cost"] is not None]
     with plt.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=(7, 1.4 + 0.5 * len(rows)))

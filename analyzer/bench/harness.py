@@ -13,8 +13,8 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from analyzer import dice
-from analyzer.runner import BATCH_CHUNKS, CHUNK_TRIALS
+from analyzer.run import dice
+from analyzer.run.runner import BATCH_CHUNKS, CHUNK_TRIALS
 from kernels import dice as k
 
 
@@ -36,9 +36,9 @@ def load_benchmarks() -> None:
     for info in pkgutil.iter_modules(games.__path__):
         if info.ispkg and importlib.util.find_spec(f"analyzer.games.{info.name}.bench") is not None:
             importlib.import_module(f"analyzer.games.{info.name}.bench")
-    importlib.import_module("analyzer.bench_kernels")  # the rows of the kernels no game bench.py times
+    importlib.import_module("analyzer.bench.kernels")  # the rows of the kernels no game bench.py times
     if importlib.util.find_spec("distributed") is not None:
-        importlib.import_module("analyzer.bench_dask")     # the Dask backend: 1 vs 2 worker processes
+        importlib.import_module("analyzer.bench.cluster")     # the Dask backend: 1 vs 2 worker processes
 
 
 def register_benchmark(name: str):
@@ -81,7 +81,7 @@ def load_reference(game: str):
     """The slow pure-Python reference ``tests/reference/<game>.py`` (test code, not part of
     the installed package: benchmarks need a source checkout, whose root is made importable
     for references that import one another as ``tests.reference.<name>``)."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     path = root / "tests" / "reference" / f"{game}.py"
     if str(root) not in sys.path:
         sys.path.append(str(root))
@@ -177,8 +177,8 @@ def kernel_vs_reference(scenario_path: Path, *, point: int, game: str, question:
     both), with the ratio; prints the figures and returns them. ``reference`` names another
     reference module (default: the game's); ``simulate(ref, params, rules, n)`` replaces the
     usual ``ref.simulate(question, params, rules, ref.load_data(dir), n, 1)`` call."""
-    from analyzer import scenario as scenario_mod
-    from analyzer.runner import BATCH_CHUNKS, prepare_point
+    from analyzer.core import scenario as scenario_mod
+    from analyzer.run.runner import BATCH_CHUNKS, prepare_point
 
     sc = scenario_mod.load(scenario_path)
     pt = sc.points[point]
