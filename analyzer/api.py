@@ -18,9 +18,9 @@ from analyzer.outputs import report
 from analyzer.core import scenario as scenario_mod
 from analyzer.core.errors import ScenarioError
 from analyzer.core.questions import Prepared
-from analyzer.run.runner import (CHUNK_TRIALS, MIN_PAIRED_BATCHES, PointResult, exact_point, paired_chunk_size,
-                             paired_summary, point_chunks, point_key, prepare_point, simulate_point, stream_key,
-                             summarize)
+from analyzer.core.results import PointResult
+from analyzer.run.runner import (CHUNK_TRIALS, MIN_PAIRED_BATCHES, exact_point, paired_chunk_size, paired_summary,
+                                 point_chunks, point_key, prepare_point, simulate_point, stream_key, summarize)
 from analyzer.core.scenario import Scenario
 from analyzer.core.stats import MetricSummary
 

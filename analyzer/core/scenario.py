@@ -21,6 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from analyzer.core import questions as registry
 from analyzer.core.errors import ScenarioError, show, suggest
 from analyzer.core.gamedata import DataError, Placeholder, file_digest, is_under, read_text, read_yaml, unwrap
+from analyzer.core.balance_spec import check_balance_keys
+from analyzer.core.params import allowed_from_error, check_param_path, fields_of, loc_path, plain, refuse_coercion, set_path, submodel
 
 DEFAULT_SEED = 20261129
 DEFAULT_TRIALS = 200_000
@@ -39,6 +41,10 @@ MAX_NAME_CHARS = 200
 #: Trial cap of a precision target when the scenario gives no ``max_trials`` (the runner stops
 #: there; the trial guard counts a precision run at this cap, the most it can run).
 DEFAULT_MAX_TRIALS = 100_000_000
+
+
+class ScenarioDataError(ScenarioError, DataError):
+    """A :class:`DataError` from a question, re-raised naming the scenario file."""
 
 
 def planned_trials_per_point(spec: "ScenarioFile") -> int:
@@ -134,72 +140,6 @@ class Scenario:
                                 game_dir=registry.SCENARIO_ROOT / self.spec.game, scenario_file=self.path)
 
 
-def _loc_path(loc: tuple) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
-def _get(d: Any, path: list[str]) -> Any:
-    for p in path:
-        if isinstance(d, dict) and p in d:
-            d = d[p]
-        else:
-            return None
-    return d
-
-
-def _allowed_from_error(err: dict) -> str:
-    ctx = err.get("ctx") or {}
-    if "expected" in ctx:
-        return f"allowed: {ctx['expected']}"
-    for key, word in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
-        if key in ctx:
-            return f"must be {word} {ctx[key]}"
-    return err.get("msg", "invalid value")
-
-
-def _fields_of(model: type[BaseModel]) -> dict[str, Any]:
-    return dict(model.model_fields)
-
-
-def submodel(annotation: Any) -> type[BaseModel] | None:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in getattr(annotation, "__args__", ()) or ():
-        sub = submodel(arg)
-        if sub is not None:
-            return sub
-    return None
-
-
-def _check_param_path(file: str, model: type[BaseModel], dotted: str, where: str) -> None:
-    """Raise unless ``dotted`` names a field of ``model`` (descending into sub-models)."""
-    current: type[BaseModel] | None = model
-    parts = dotted.split(".")
-    for i, part in enumerate(parts):
-        fields = _fields_of(current) if current else {}
-        if current is None or current.model_config.get("extra") == "allow":
-            return  # free-form mapping below this point; the model validates it
-        if part not in fields:
-            prefix = ".".join(parts[:i])
-            choices = [f"{prefix}.{f}" if prefix else f for f in fields]
-            raise ScenarioError(file, where, f"{dotted!r} is not a parameter of this question"
-                                f"{suggest('.'.join(parts[: i + 1]), choices)}; "
-                                f"parameters here: {', '.join(sorted(choices))}")
-        current = submodel(fields[part].annotation)
-
-
-def _set_path(d: dict, dotted: str, value: Any) -> None:
-    parts = dotted.split(".")
-    for p in parts[:-1]:
-        if not isinstance(d.get(p), dict):
-            d[p] = {}
-        d = d[p]
-    d[parts[-1]] = value
-
-
 def validate_rules(file: str, question: registry.Question, rules: dict[str, Any],
                    where: str = "rules") -> dict[str, str]:
     """All rule options of ``question`` with defaults filled in; unknown names or values raise."""
@@ -230,7 +170,7 @@ def param_default_placeholders(model: BaseModel, prefix: str = "") -> list[Place
         value = getattr(model, name)
         extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
         if name not in model.model_fields_set and "placeholder" in extra:
-            out.append(Placeholder(f"params.{path}", _plain(value), str(extra["placeholder"]), "default"))
+            out.append(Placeholder(f"params.{path}", plain(value), str(extra["placeholder"]), "default"))
         elif isinstance(value, BaseModel):
             out.extend(param_default_placeholders(value, path))
         elif isinstance(value, list):
@@ -238,36 +178,6 @@ def param_default_placeholders(model: BaseModel, prefix: str = "") -> list[Place
                 if isinstance(v, BaseModel):
                     out.extend(param_default_placeholders(v, f"{path}[{i}]"))
     return out
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    return getattr(value, "value", value)
-
-
-def refuse_coercion(file: str, raw: Any, validated: Any, path: str, where: str = "") -> None:
-    """Raise where validation turned a YAML boolean into a number or a number (or string)
-    into a boolean: pydantic's lax mode reads ``trials: yes`` as 1 trial. ``raw`` is the
-    data as written, ``validated`` the model built from it, walked together."""
-    if isinstance(raw, bool) and not isinstance(validated, bool) and isinstance(validated, (int, float)):
-        raise ScenarioError(file, path + where, f"got {show(raw)} (a YAML boolean); allowed: a number")
-    if isinstance(validated, bool) and not isinstance(raw, bool):
-        raise ScenarioError(file, path + where, f"got {show(raw)}; allowed: true or false")
-    if isinstance(raw, dict):
-        for key, value in raw.items():
-            if isinstance(validated, BaseModel):
-                if key not in type(validated).model_fields:
-                    continue
-                sub = getattr(validated, key)
-            elif isinstance(validated, dict) and key in validated:
-                sub = validated[key]
-            else:
-                continue
-            refuse_coercion(file, value, sub, f"{path}.{key}" if path else str(key), where)
-    elif isinstance(raw, list) and isinstance(validated, (list, tuple)) and len(raw) == len(validated):
-        for i, (r, v) in enumerate(zip(raw, validated)):
-            refuse_coercion(file, r, v, f"{path}[{i}]", where)
 
 
 def _validate_params(file: str, question: registry.Question, params: dict, where: str) -> BaseModel:
@@ -278,19 +188,19 @@ def _validate_params(file: str, question: registry.Question, params: dict, where
     except ValidationError as e:
         err = e.errors()[0]
         loc = tuple(err["loc"])
-        path = "params" + ("." + _loc_path(loc) if loc else "")
+        path = "params" + ("." + loc_path(loc) if loc else "")
         if err["type"] == "extra_forbidden":
             parent = question.Params
             for part in loc[:-1]:
-                sub = submodel(_fields_of(parent).get(part).annotation) if parent and part in _fields_of(parent) else None
+                sub = submodel(fields_of(parent).get(part).annotation) if parent and part in fields_of(parent) else None
                 parent = sub
-            choices = list(_fields_of(parent)) if parent else []
+            choices = list(fields_of(parent)) if parent else []
             raise ScenarioError(file, path, f"unknown parameter{suggest(loc[-1], choices)}; allowed: "
                                 f"{', '.join(choices)}") from None
         given = err.get("input")
         if err["type"] == "missing":
             raise ScenarioError(file, path, "required parameter is missing") from None
-        raise ScenarioError(file, path + where, f"got {show(given)}; {_allowed_from_error(err)}") from None
+        raise ScenarioError(file, path + where, f"got {show(given)}; {allowed_from_error(err)}") from None
 
 
 def load(path: str | Path, *, trials: int | None = None, precision: float | None = None,
@@ -338,16 +248,16 @@ def load(path: str | Path, *, trials: int | None = None, precision: float | None
                         spec, "")
     except ValidationError as e:
         err = e.errors()[0]
-        loc = _loc_path(tuple(err["loc"]))
+        loc = loc_path(tuple(err["loc"]))
         if err["loc"] and err["loc"][0] in overrides and given.get(err["loc"][0]) != overrides[err["loc"][0]]:
             raise ScenarioError(file, f"--{err['loc'][0]} (command line)",
-                                f"got {show(err.get('input'))}; {_allowed_from_error(err)}") from None
+                                f"got {show(err.get('input'))}; {allowed_from_error(err)}") from None
         if err["type"] == "extra_forbidden":
             raise ScenarioError(file, loc, f"unknown key{suggest(err['loc'][-1], ScenarioFile.model_fields)}; "
                                 f"allowed: {', '.join(ScenarioFile.model_fields)}") from None
         if err["type"] == "missing":
             raise ScenarioError(file, loc, "required key is missing") from None
-        raise ScenarioError(file, loc, f"got {show(err.get('input'))}; {_allowed_from_error(err)}") from None
+        raise ScenarioError(file, loc, f"got {show(err.get('input'))}; {allowed_from_error(err)}") from None
 
     if spec.name is not None and len(spec.name) > MAX_NAME_CHARS:
         raise ScenarioError(file, "name", f"{len(spec.name):,} characters; at most {MAX_NAME_CHARS} (the name "
@@ -382,7 +292,6 @@ def load(path: str | Path, *, trials: int | None = None, precision: float | None
         raise ScenarioError(file, "", str(e).split(": ", 1)[1]) from None
     rules = validate_rules(file, question, spec.rules)
     if spec.contenders is not None or spec.matchup is not None or spec.solve is not None:
-        from analyzer.analyses.balance.common import check_balance_keys
         check_balance_keys(file, spec, question)
 
     for key in spec.sweep:
@@ -391,7 +300,7 @@ def load(path: str | Path, *, trials: int | None = None, precision: float | None
             for v in spec.sweep[key]:
                 validate_rules(file, question, {key[6:]: v}, where=f"sweep.{key}")
         else:
-            _check_param_path(file, question.Params, key, f"sweep.{key}")
+            check_param_path(file, question.Params, key, f"sweep.{key}")
 
     keys = list(spec.sweep)
     # a swept value may itself be a labelled placeholder ({ph: 3, note: ...}): sweep_values above
@@ -404,7 +313,7 @@ def load(path: str | Path, *, trials: int | None = None, precision: float | None
             if k.startswith("rules."):
                 point_rules[k[6:]] = str(v)
             else:
-                _set_path(p, k, v)
+                set_path(p, k, v)
         where = "" if not swept else f" (at sweep point {', '.join(f'{k}={show(v)}' for k, v in swept.items())})"
         params = _validate_params(file, question, p, where)
         replaced = [f"params.{k}" for k in keys if not k.startswith("rules.")]

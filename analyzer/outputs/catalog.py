@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel
 
 from analyzer.core import questions
-from analyzer.core.scenario import submodel
+from analyzer.core.params import submodel
 
 
 _SIMPLE = {int: "int", float: "number", str: "text", bool: "true | false", dict: "mapping", list: "list",

@@ -31,7 +31,8 @@ import pandas as pd
 
 from analyzer import __version__
 from analyzer.core import paths
-from analyzer.run.runner import CHUNK_TRIALS, PointResult
+from analyzer.core.results import PointResult
+from kernels.driver import CHUNK_TRIALS
 
 SUMMARY_STATS = ("mean", "se", "ci_low", "ci_high")
 

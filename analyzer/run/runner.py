@@ -9,14 +9,14 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
 from analyzer.core import interrupt
 from analyzer.core.questions import ExactAnswer, ExactMetric, Metric, Prepared
-from analyzer.core.scenario import Scenario, SweepPoint
+from analyzer.core.results import PointResult
+from analyzer.core.scenario import Scenario, ScenarioDataError, SweepPoint
 from analyzer.core.errors import ScenarioError
 from analyzer.core.gamedata import DataError
 from analyzer.core.stats import MetricAccumulator, MetricSummary, PairedAccumulator, Z95
@@ -50,24 +50,6 @@ def paired_chunk_size(n_trials: int) -> int:
     :data:`MIN_PAIRED_BATCHES` chunks (down to one trial per chunk, the per-trial paired
     variance)."""
     return max(1, min(CHUNK_TRIALS, n_trials // MIN_PAIRED_BATCHES))
-
-
-@dataclass
-class PointResult:
-    """Everything known about one sweep point after a run (or an exact computation)."""
-
-    point: SweepPoint
-    metrics: list[Metric]
-    trials: int
-    summaries: dict[str, MetricSummary]
-    distributions: dict[str, tuple[np.ndarray, np.ndarray]]
-    clipped: dict[str, int] = field(default_factory=dict)
-    placeholders: list = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    exact: bool = False
-    data_files: list[dict] = field(default_factory=list)  # see Context.data_files
-    counters: dict[str, int] = field(default_factory=dict)  # kernel counters, summed
 
 
 def _check_precision_metric(scenario: Scenario, prepared: Prepared) -> int:
@@ -236,10 +218,6 @@ def exact_point(point: SweepPoint, prepared: Prepared) -> PointResult:
                        notes, 0.0, exact=True, data_files=list(prepared.data_files))
 
 
-class ScenarioDataError(ScenarioError, DataError):
-    """A :class:`DataError` from a question, re-raised naming the scenario file."""
-
-
 def prepare_point(scenario: Scenario, point: SweepPoint) -> Prepared:
     """Compile one point, enforcing ``strict`` against every placeholder it uses."""
     ctx = scenario.context(point)
@@ -287,5 +265,5 @@ def paired_summary(paired: PairedAccumulator, metrics: list[Metric], acc_a: Metr
     return out
 
 
-__all__ = ["CHUNK_TRIALS", "BATCH_CHUNKS", "PointResult", "simulate_point", "summarize",
+__all__ = ["CHUNK_TRIALS", "BATCH_CHUNKS", "simulate_point", "summarize",
            "exact_point", "prepare_point", "point_key", "point_chunks", "stream_key", "Z95"]

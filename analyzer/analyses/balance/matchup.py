@@ -30,8 +30,8 @@ import numpy as np
 
 from analyzer.core import interrupt
 from analyzer.core import scenario as scenario_mod
-from analyzer.analyses.balance.common import (ContenderSpec, MatchupSpec, batch_ci, bootstrap_counts, bradley_terry, contenders,
-                              default_mode, ford_connected, matchup_spec)
+from analyzer.analyses.balance.common import batch_ci, bootstrap_counts, bradley_terry, ford_connected
+from analyzer.core.balance_spec import ContenderSpec, MatchupSpec, contenders, default_mode, matchup_spec
 from analyzer.core.errors import ScenarioError
 from analyzer.core.gamedata import DataError, unwrap
 from analyzer.run.runner import MIN_PAIRED_BATCHES, paired_chunk_size, prepare_point, stream_key

@@ -27,7 +27,8 @@ from typing import Any, Callable
 
 from analyzer.core import interrupt
 from analyzer.core import scenario as scenario_mod
-from analyzer.analyses.balance.common import SolveSpec
+from analyzer.core.balance_spec import SolveSpec
+from analyzer.core.params import check_param_path, submodel
 from analyzer.core.errors import ScenarioError, suggest
 from analyzer.run.runner import exact_point, prepare_point, simulate_point, stream_key, summarize
 
@@ -82,7 +83,6 @@ class Solution:
 def param_kind(question, dotted: str) -> tuple[str | None, float | None, float | None]:
     """(``integer`` | ``continuous`` | None, lower bound, upper bound) of a parameter path,
     from its pydantic field (``Optional[int]`` counts as int; bounds from ``ge/gt/le/lt``)."""
-    from analyzer.core.scenario import submodel
     model = question.Params
     info = None
     for part in dotted.split("."):
@@ -156,7 +156,7 @@ def solve(path: str | Path, *, metric: str | None = None, target: float | None =
         raise ScenarioError(file, "sweep", "solve evaluates one point per parameter value: remove sweep")
     if sc.spec.precision is not None:
         raise ScenarioError(file, "precision", "solve runs a fixed trial count per value; use trials or --trials")
-    scenario_mod._check_param_path(file, sc.question.Params, s.param, "--param")
+    check_param_path(file, sc.question.Params, s.param, "--param")
     kind, f_lo, f_hi = param_kind(sc.question, s.param)
     if kind is None:
         raise ScenarioError(file, "--param", f"{s.param!r} is not a number parameter; solve needs an int or float "
