@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO ?= scenarios/dystopian_wars/attack_ad_grid.yaml scenarios/b17/gun_matrix_skills.yaml
 
-.PHONY: setup demo test test-full bench clean clean-cache
+.PHONY: setup demo test test-full test-reference bench clean clean-cache
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,13 +19,19 @@ demo: $(STAMP)
 	$(BIN)/analyzer run $(DEMO)
 
 # two worker processes (the machine's 2 cores): most of a cold run is numba compiling, one
-# kernel at a time per process; the Dask tests stay in one worker (--dist loadgroup)
+# kernel at a time per process; the Dask tests stay in one worker (--dist loadgroup).
+# `make test` leaves out the tests marked slow (the whole benchmark suite, 10^9-trial runs, wheel
+# installs, full notebooks, the README's blocks); `make test-full` runs exactly those; CI runs both.
+PYTEST := $(BIN)/python -m pytest -q -n 2 --dist loadgroup
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
+	$(PYTEST) -m "not slow"
+
+test-full: $(STAMP)
+	$(PYTEST) -m slow
 
 # every kernel-vs-reference comparison at the size that resolves a 1-point shift (long)
-test-full: $(STAMP)
-	ANALYZER_FULL_REFERENCE=1 $(BIN)/python -m pytest -q -n 2 --dist loadgroup
+test-reference: $(STAMP)
+	ANALYZER_FULL_REFERENCE=1 $(PYTEST)
 
 bench: $(STAMP)
 	$(BIN)/analyzer bench dice

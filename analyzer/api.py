@@ -17,6 +17,7 @@ from analyzer.core import questions
 from analyzer.outputs import report
 from analyzer.core import scenario as scenario_mod
 from analyzer.core.errors import ScenarioError
+from analyzer.core.formats import COMPARISON_JSON, MANIFEST_JSON, PLOTMETA_JSON, SUMMARY_JSON
 from analyzer.core.questions import Prepared
 from analyzer.core.results import PointResult
 from analyzer.run.runner import (CHUNK_TRIALS, MIN_PAIRED_BATCHES, exact_point, paired_chunk_size, paired_summary,
@@ -244,11 +245,11 @@ def write_run(scenario: Scenario, results: list[PointResult], out_root: Path, *,
     try:
         outputs.write_parquet(outputs.points_table(results), tmp / "points.parquet")
         outputs.write_parquet(outputs.distributions_table(results), tmp / "distributions.parquet")
-        outputs.write_json(summary, tmp / "summary.json")
-        outputs.write_json(outputs.manifest_dict(scenario, results, threads=threads, wall_seconds=wall_seconds,
-                                                 mode=mode, execution=execution), tmp / "manifest.json")
+        outputs.write_document(tmp, SUMMARY_JSON, summary)
+        outputs.write_document(tmp, MANIFEST_JSON, outputs.manifest_dict(
+            scenario, results, threads=threads, wall_seconds=wall_seconds, mode=mode, execution=execution))
         metrics = results[0].metrics
-        outputs.write_json({
+        outputs.write_document(tmp, PLOTMETA_JSON, {
             "scenario": scenario.name, "game": scenario.spec.game, "question": scenario.spec.question,
             "seed": scenario.spec.seed, "mode": mode, "swept": list(scenario.spec.sweep),
             "primary_metric": scenario.question.primary_metric,
@@ -257,7 +258,7 @@ def write_run(scenario: Scenario, results: list[PointResult], out_root: Path, *,
             "placeholders": summary["placeholders"], "example_values": summary["example_values"],
             "params": summary["points"][0]["params"],   # point 0's parameters (swept ones vary)
             "plots": scenario.spec.plots,
-        }, tmp / "plotmeta.json")
+        })
         plots.render(tmp, formats, scenario.question)
         report.write_report(tmp)
         if into is not None:
@@ -429,14 +430,11 @@ def write_comparison(cmp: Comparison, out_root: Path) -> Path:
     paired differences B - A with CIs, placeholders, provenance) and ``report.html``."""
     doc = comparison_doc(cmp)
     digest = f"{cmp.a.digest[:8]}{cmp.b.digest[:8]}"
-    tmp, final = outputs.new_run_dir(Path(out_root), f"{cmp.a.name}-vs-{cmp.b.name}", digest)
-    try:
-        outputs.write_json(doc, tmp / "comparison.json")
+    with outputs.RunFolderBuild(Path(out_root), f"{cmp.a.name}-vs-{cmp.b.name}", digest) as build:
+        tmp = build.tmp
+        outputs.write_document(tmp, COMPARISON_JSON, doc)
         report.write_report(tmp)
-        return outputs.commit_run_dir(tmp, final)
-    except BaseException:
-        outputs.discard_run_dir(tmp)
-        raise
+    return build.path
 
 
 def comparison_doc(cmp: Comparison) -> dict:

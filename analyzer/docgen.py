@@ -39,6 +39,8 @@ NOTEBOOK_DIR = ROOT / "notebooks"
 
 #: What each top-level key of a scenario file means (the model gives names, types, defaults).
 SCENARIO_KEYS = {
+    "version": "scenario file format version (absent: the current one, 1; another value is refused; "
+               "`docs/formats.md`)",
     "name": "run-folder name and plot titles, at most 200 characters (drawn literally, `$` too; cut to 100 in "
             "titles); defaults to the file stem (made one safe path component)",
     "game": "a game of the table below (`analyzer list`)",

@@ -62,7 +62,7 @@ def assert_two_samples_match(mean_a, se_a, mean_b, se_b, sigmas: float = SIGMAS,
 #: A kernel-vs-reference comparison should detect a shift of this size in any probability
 #: metric at SIGMAS combined standard errors.
 RESOLVE = 0.01
-#: ``make test-full`` sets this: every comparison runs at RESOLVE, not only the designated one
+#: ``make test-reference`` sets this: every comparison runs at RESOLVE, not only the designated one
 FULL_REFERENCE = os.environ.get("ANALYZER_FULL_REFERENCE") == "1"
 
 
@@ -89,7 +89,7 @@ def _reference_part(module: str, question: str, params, rules, data, trials: int
 
 def run_reference(module: str, question: str, params, rules, data, trials: int, seed: int,
                   workers: int = 2) -> dict:
-    """``tests.reference.<game>.simulate`` over ``trials`` trials split across ``workers``
+    """``simulate`` of the reference module ``module`` over ``trials`` trials split across ``workers``
     processes (part ``i`` seeded ``seed * 1009 + i``); per-trial lists concatenated in part
     order, so the result depends only on the arguments."""
     parts = [trials // workers + (1 if i < trials % workers else 0) for i in range(workers)]

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from analyzer import api
 from analyzer.analyses.balance import common as balance
 from analyzer.analyses.balance import matchup
+from analyzer.core import questions
 from analyzer.core import scenario as scenario_mod
 from analyzer.analyses.balance import solve
 from analyzer.cli.app import app
@@ -155,7 +156,7 @@ def test_fair_cost_of_copies_of_the_reference_is_exact(tmp_path):
     """On common random numbers a copy of the reference scores exactly 1/2 (parity at 1 copy:
     its fair cost is the reference's cost whatever its own cost), and a force that is exactly
     two copies of the reference is at parity with two reference copies (fair cost 2 x)."""
-    doubled = matchup._dw_scale(None, BATTLESHIP, 2)
+    doubled = questions.get("dystopian_wars", "duel").scale_force(None, BATTLESHIP, 2)
     assert doubled["squadrons"][0]["models"] == [{"profile": "battleship", "commodore": True},
                                                  {"profile": "battleship", "commodore": False, "count": 1}]
     doc = dict(DUEL, contenders=[{"name": "ref", "side": BATTLESHIP},
@@ -173,7 +174,7 @@ def test_fair_cost_of_copies_of_the_reference_is_exact(tmp_path):
 
 def test_breaking_news_scaling_keeps_one_leader():
     sc = scenario_mod.load(SCEN / "breaking_news" / "matchup_scenario_lists.yaml")
-    side = matchup._bn_scale(sc, {"list": "patrol_marines"}, 3)
+    side = sc.question.scale_force(sc, {"list": "patrol_marines"}, 3)
     figs = side["figures"]
     assert sum(f["n"] for f in figs) == 3 * 9 and sum(f["n"] for f in figs if f["leader"]) == 1
     assert side["quality"] == "veteran" and "list" not in side

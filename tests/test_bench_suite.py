@@ -1,16 +1,19 @@
 """``analyzer bench --quick --json``: every benchmark in one run reports rows with a ratio and
 its target (the figures themselves are not asserted: timings are not tests), and every
-question whose kernel runs Monte-Carlo trials has a row."""
+question whose kernel runs Monte-Carlo trials has a row; what each benchmark declares (its
+questions, scenarios, references, scaling scenario) is checked without running it."""
+import importlib
 import json
 import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from analyzer.bench import kernels as bench_kernels
 from analyzer.bench import suite as bench_suite
 from analyzer.core import scenario as scenario_mod
-from analyzer.bench.harness import BENCHMARKS, load_benchmarks
+from analyzer.bench.harness import BENCHMARKS, bench_of_question, load_benchmarks
 from analyzer.core.questions import _REGISTRY, SCENARIO_ROOT, load_games
 from analyzer.run.runner import prepare_point
 
@@ -31,13 +34,37 @@ def monte_carlo_questions() -> list[tuple[str, str]]:
     return [key for key in sorted(_REGISTRY) if prepare_point(*first_point[key]).kernel is not None]
 
 
+def of_benchmark(rows: list[dict], bench: str) -> list[dict]:
+    """The rows a benchmark reports: named as it is, ``bench:...`` or ``bench-...``."""
+    return [r for r in rows if r["name"] == bench or r["name"].startswith((bench + ":", bench + "-"))]
+
+
+def test_every_monte_carlo_question_has_a_benchmark_that_declares_what_it_needs():
+    """No kernel runs: every Monte-Carlo question of the registry is timed by a declared
+    benchmark; every declared question exists; every declared scenario and scaling scenario is a
+    file (a scenario of a benchmark that names its questions asks one of them); every declared
+    reference imports by name and has ``simulate``."""
+    load_benchmarks()
+    timed = bench_of_question()
+    unbenched = [key for key in monte_carlo_questions() if key not in timed]
+    assert not unbenched, f"Monte-Carlo questions without a benchmark (declare a KernelBench row in the game's " \
+                          f"bench.py): {unbenched}"
+    assert set(timed) <= set(_REGISTRY), "benchmarks of questions that do not exist"
+    for name, bench in BENCHMARKS.items():
+        assert bench.quick_trials > 0, name
+        for path in bench.scenarios + ((bench.scaling,) if bench.scaling else ()):
+            assert path.is_file(), (name, path)
+            sc = scenario_mod.load(path)
+            assert not bench.questions or (sc.spec.game, sc.spec.question) in bench.questions, (name, path)
+        for module in bench.references:
+            assert callable(getattr(importlib.import_module(module), "simulate", None)), (name, module)
+
+
+@pytest.mark.slow
 def test_quick_suite_reports_every_kernel_with_ratio_and_target(tmp_path):
     load_benchmarks()
     kernels = monte_carlo_questions()
-    unbenched = [key for key in kernels if key not in bench_kernels.BENCH_OF_QUESTION]
-    assert not unbenched, f"Monte-Carlo questions without a bench row (add one to analyzer/bench/kernels.py): " \
-                          f"{unbenched}"
-    assert set(bench_kernels.BENCH_OF_QUESTION) <= set(_REGISTRY), "bench rows of questions that do not exist"
+    timed = bench_of_question()
     res = subprocess.run([sys.executable, "-c", "from analyzer.cli.app import main; main()", "bench", "--quick",
                           "--json", "--out", str(tmp_path)], capture_output=True, text=True, timeout=900)
     assert res.returncode == 0, res.stderr[-3000:]
@@ -48,14 +75,13 @@ def test_quick_suite_reports_every_kernel_with_ratio_and_target(tmp_path):
         assert any("ratio" in k for k in r) and any("target" in k for k in r)
     names = [r["name"] for r in rows]
     for bench in BENCHMARKS:                      # every registered benchmark, by its own name
-        assert any(n == bench or n.startswith((bench + ":", bench + "-")) for n in names), bench
+        assert of_benchmark(rows, bench), bench
     for key in kernels:                           # every Monte-Carlo kernel of the registry
-        name = bench_kernels.BENCH_OF_QUESTION[key]
-        of_kernel = [r for r in rows if r["name"] == name or r["name"].startswith(name + ":")]
-        assert of_kernel, f"{key}: no row {name!r} in the quick suite"
+        of_kernel = of_benchmark(rows, timed[key])
+        assert of_kernel, f"{key}: no row {timed[key]!r} in the quick suite"
         for r in of_kernel:
             assert r["ratio"] > 0 and r["ratio_target"] > 0 and r["reference_rate"] > 0, r
-    for kernel in bench_suite.SCALING_SCENARIOS:  # thread scaling of every kernel
+    for kernel in bench_suite.scaling_scenarios():  # thread scaling of every kernel that declares it
         assert f"threads-{kernel}" in names, kernel
     assert {"memory-trials", *bench_suite.CLI_TARGETS} <= set(names)
     assert (tmp_path / "bench.parquet").is_file() and (tmp_path / "bench_ratios.png").is_file()

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from analyzer.cli.app import app
@@ -33,6 +34,7 @@ def test_summary_fits_80_columns_and_keeps_cells_whole(tmp_path):
         assert rows and all(ln.split("│")[1].strip() for ln in rows), "\n".join(rows)
 
 
+@pytest.mark.slow     # one CLI run per terminal width
 def test_wider_terminals_show_more_metrics(tmp_path):
     narrow = _run_cli(["run", str(ROOT / "scenarios" / "b17" / "gun_matrix_skills.yaml"), "--trials", "2000",
                        "--out", str(tmp_path), "--no-progress"], 80, tmp_path).stderr

@@ -139,6 +139,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.slow     # a scheduler and workers as separate processes
 def test_readme_cluster_commands_run_against_separate_processes(tmp_path):
     """The README's commands, copied out of it: a scheduler and two workers started as separate
     processes on localhost, then ``analyzer run ... --backend dask --scheduler tcp://...``."""

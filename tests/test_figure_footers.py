@@ -9,7 +9,7 @@ import yaml
 from analyzer import api
 from analyzer.outputs import plots
 from analyzer.core import scenario as scenario_mod
-from analyzer.cli.app import natural_key
+from analyzer.cli.summary import natural_key
 
 ATTACK = {"game": "dystopian_wars", "question": "attack", "seed": 1, "trials": 4096,
           "params": {"attack_dice": 10, "weapon": "primary", "range_band": 2,

@@ -1,12 +1,14 @@
 """Installable anywhere: a wheel built from the repository, installed into a fresh virtualenv
 outside it, runs a shipped scenario of every game from a temporary folder (copied there with
-``analyzer init``) and writes the same ``points.parquet`` as the in-repository run.
+``analyzer init``) and writes the same ``points.parquet`` as the in-repository run; and its
+benchmarks run there too, against the pure-Python references that ship with each game.
 
 The fresh virtualenv gets the wheel itself (``pip --python VENV install --no-deps``) and
 borrows the already-installed third-party dependencies through a ``.pth`` line naming this
 environment's site-packages (a path added that way is not scanned for ``.pth`` files, so the
 repository's editable install is not visible there; the test checks ``analyzer`` is imported
 from the new environment)."""
+import json
 import os
 import subprocess
 import sys
@@ -15,6 +17,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+
+pytestmark = pytest.mark.slow      # builds a wheel and installs it into a fresh venv
 
 ROOT = Path(__file__).resolve().parent.parent
 #: one quick shipped example per game: (game, question, scenario file name)
@@ -66,3 +70,39 @@ def test_wheel_runs_every_game_from_any_folder(fresh_venv, game, question, name,
     installed = pd.read_parquet(next((tmp_path / "out").glob("*/*/points.parquet")))
     in_repo = pd.read_parquet(next((tmp_path / "repo_out").glob("*/*/points.parquet")))
     pd.testing.assert_frame_equal(installed, in_repo, check_exact=True)
+
+
+#: run by the installed interpreter: every reference a benchmark declares, imported by name, and the
+#: shipped data it reads when given no folder; every scenario a benchmark declares
+REFERENCES_OF_THE_BENCHMARKS = """
+import importlib, json
+from analyzer.bench import harness
+harness.load_benchmarks()
+found = {}
+for bench in harness.BENCHMARKS.values():
+    assert all(path.is_file() for path in bench.scenarios), bench.name
+    for name in bench.references:
+        ref = importlib.import_module(name)
+        data = (getattr(ref, "load_data", None) or ref.load_campaign_data)()
+        found[name] = [ref.__file__, bool(data)]
+print(json.dumps(found))
+"""
+
+
+def test_wheel_runs_a_benchmark_against_its_reference_from_an_empty_folder(fresh_venv, tmp_path):
+    """``analyzer bench --quick uboat-wolfpack`` (the smallest benchmark that times a kernel
+    against a reference) from an empty folder outside the repository, and every reference the
+    benchmarks declare importable from the installed package with its shipped data."""
+    venv, env, _ = fresh_venv
+    work = tmp_path / "empty"
+    work.mkdir()
+    res = _run([str(venv / "bin" / "analyzer"), "bench", "--quick", "--json", "uboat-wolfpack"], cwd=work, env=env)
+    (row,) = json.loads(res.stdout)["rows"]
+    assert row["name"] == "uboat-wolfpack" and row["ratio"] > 0 and row["reference_rate"] > 0, row
+    assert "analyzer.games.uboat_leader.reference" in row["reference"], row
+    found = json.loads(_run([str(venv / "bin" / "python"), "-c", REFERENCES_OF_THE_BENCHMARKS], cwd=work,
+                            env=env).stdout)
+    assert {"analyzer.games.b17.reference", "analyzer.games.uboat_leader.reference_campaign"} <= set(found)
+    for name, (file, has_data) in found.items():
+        assert Path(file).is_relative_to(venv) and has_data, (name, file)
+    assert not list(work.iterdir())

@@ -62,7 +62,7 @@ def test_one_trial_gives_no_interval():
 
 def test_cli_cells_print_a_dash_for_no_interval():
     """The summary printers used to show 'nan' (and '3' as if exact) for a one-trial run."""
-    from analyzer.cli.app import _cell, _fmt
+    from analyzer.cli.summary import _cell, _fmt
     one = {"mean": 3.0, "se": math.nan, "ci_low": math.nan, "ci_high": math.nan}
     assert "nan" not in _fmt(one) and "—" in _fmt(one)
     assert "nan" not in _cell(one, True) and "—" in _cell(one, True)
@@ -129,7 +129,7 @@ def test_no_effect_wording_is_gone():
     printed no wording at all; both now say 'no detectable effect at this trial count'."""
     import inspect
 
-    from analyzer.cli import app as cli
+    from analyzer.cli import compare as cli
     from analyzer.analyses import sensitivity
     assert stats.NO_DETECTABLE_EFFECT == "no detectable effect at this trial count"
     for mod in (cli, sensitivity):

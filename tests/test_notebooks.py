@@ -10,6 +10,8 @@ import pytest
 
 from analyzer import docgen
 
+pytestmark = pytest.mark.slow      # six notebooks executed end to end
+
 NOTEBOOKS = docgen.notebooks()
 QUICK_MARK = "ANALYZER_QUICK=1"     # every notebook prints this in its first output in quick mode
 

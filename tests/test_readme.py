@@ -144,6 +144,7 @@ def _sandbox(tmp_path: Path) -> Path:
     return work
 
 
+@pytest.mark.slow     # every README block, ~70 s
 def test_readme_commands_and_tutorial_run_as_written(tmp_path):
     work = _sandbox(tmp_path)
     env = {k: v for k, v in os.environ.items() if k not in ("ANALYZER_QUICK",)}

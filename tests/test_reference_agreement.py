@@ -8,7 +8,12 @@ import pytest
 
 from analyzer.core import scenario as scenario_mod
 from analyzer.run.runner import prepare_point
-from tests.reference import b17, breaking_news, dystopian_wars, hacse_naval, uboat_leader, uboat_leader_campaign
+from analyzer.games.b17 import reference as b17
+from analyzer.games.breaking_news import reference as breaking_news
+from analyzer.games.dystopian_wars import reference as dystopian_wars
+from analyzer.games.hacse_naval import reference as hacse_naval
+from analyzer.games.uboat_leader import reference as uboat_leader
+from analyzer.games.uboat_leader import reference_campaign as uboat_leader_campaign
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCES = {"b17": (b17, lambda: b17.load_data(None)),
@@ -21,7 +26,7 @@ TRIALS = {"duel": 3, "fire_allocation": 3, "mission": 5, "engagement": 5, "firef
 
 
 def _campaign_simulate(question, params, rules, data, n, seed):
-    """The campaign reference's own signature (tests/reference/uboat_leader_campaign.py)."""
+    """The campaign reference's own signature (analyzer/games/uboat_leader/reference_campaign.py)."""
     return uboat_leader_campaign.simulate(params, rules, None, n, seed)
 
 

@@ -80,6 +80,7 @@ def test_second_process_loads_kernels_from_cache():
     assert second["hits"] >= 1 and second["misses"] == 0
 
 
+@pytest.mark.slow     # 10^9 trials
 def test_memory_does_not_grow_with_trials():
     """Peak RSS of 2e6 vs 1e9 trials of a 10-dice pool (about 15 s on 2 cores): histograms
     only, no per-trial arrays, so the peak is the same."""

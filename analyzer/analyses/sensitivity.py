@@ -241,16 +241,14 @@ def _base_batches(sc: scenario_mod.Scenario, prepared, key: int, trials: int, ch
     and its accumulator. Checks the stop flag between kernel calls (the base run of a long
     sensitivity can take hours)."""
     from analyzer.core import interrupt
-    from analyzer.run.runner import BATCH_CHUNKS
     from analyzer.core.stats import MetricAccumulator
+    from analyzer.run.batches import run_batches
     from kernels.record import chunk_sizes
 
     acc = MetricAccumulator(len(prepared.metrics), prepared.n_bins, len(prepared.counters))
-    n_chunks = -(-trials // chunk_size)
     batches = []
-    for lo in range(0, n_chunks, BATCH_CHUNKS):
-        hi = min(lo + BATCH_CHUNKS, n_chunks)
-        hist, moments, counters = prepared.run_kernel(sc.spec.seed, key, lo, hi, chunk_size, trials)
+    for lo, hi, (hist, moments, counters) in run_batches(prepared, trials, seed=sc.spec.seed, key=key,
+                                                         chunk_size=chunk_size):
         acc.add_chunks(hist, moments, counters)
         batches.append((lo, hi, moments, chunk_sizes(lo, hi, trials, chunk_size)))
         interrupt.check()
@@ -387,20 +385,18 @@ def write(result: Sensitivity, out_root: Path, digest: str) -> Path:
 
     from analyzer.outputs import writer as outputs
     from analyzer.core import paths
-    tmp, final = outputs.new_run_dir(Path(out_root), f"{result.scenario}-sensitivity", digest)
-    try:
+    from analyzer.core.formats import SENSITIVITY_JSON
+    with outputs.RunFolderBuild(Path(out_root), f"{result.scenario}-sensitivity", digest) as build:
+        tmp = build.tmp
         rows = [dict(rank=i + 1, **e.row()) for i, e in enumerate(result.ranked())]
         outputs.write_parquet(pd.DataFrame(rows), tmp / "sensitivity.parquet")
         doc = {"scenario": result.scenario, "metric": result.metric, "base_mean": result.base_mean,
                "trials": result.trials, "variants": rows, "not_perturbed": result.skipped}
-        outputs.write_json(json.loads(json.dumps(doc, default=str)), tmp / "sensitivity.json")
+        outputs.write_document(tmp, SENSITIVITY_JSON, json.loads(json.dumps(doc, default=str)))
         fig = tornado_figure(result)
         from analyzer.outputs.plots import bounded_bbox
         bounded_bbox(fig, dpi=120)          # at most MAX_FIGURE_PX a side, every text drawn literally
         paths.write_atomic(tmp, "tornado.png", lambda fh: fig.savefig(fh, format="png", dpi=120))
         import matplotlib.pyplot as plt
         plt.close(fig)
-        return outputs.commit_run_dir(tmp, final)
-    except BaseException:
-        outputs.discard_run_dir(tmp)
-        raise
+    return build.path

@@ -1,8 +1,9 @@
 """``analyzer bench dask``: the Dask backend on this machine, measured in one run.
 
-Two rows, both on the Dystopian Wars duel (a stateful kernel, one point), timed as
-``api.run`` calls after a warm-up run has loaded the kernel on every worker (worker start-up
-is not timed; it is paid once per cluster):
+Two rows, both on one point of a stateful kernel (a game's ``bench.py`` registers the benchmark
+with its scenario: :func:`register_dask_benchmark`), timed as ``api.run`` calls after a warm-up
+run has loaded the kernel on every worker (worker start-up is not timed; it is paid once per
+cluster):
 
 - ``dask-workers``: trials/s with 2 worker processes vs 1 (one numba thread each): parallel
   efficiency ``rate(2) / (2 * rate(1))``, target 0.85 (the issue's thread-efficiency target).
@@ -14,29 +15,31 @@ is not timed; it is paid once per cluster):
 """
 from __future__ import annotations
 
+import importlib.util
 import time
+from pathlib import Path
 
 import numba
 
-from analyzer.bench.harness import register_benchmark, say
-from analyzer.core.questions import SCENARIO_ROOT
+from analyzer.bench.harness import register_benchmark, row, say
 
-SCENARIO = SCENARIO_ROOT / "dystopian_wars" / "duel_battleship_vs_cruisers.yaml"
 EFFICIENCY_TARGET = 0.85
 OVERHEAD_TARGET = 1.10
 ROUNDS = 3
+#: trials of a full run
+TRIALS = 4_000_000
 
 
-def bench_dask(trials: int = 4_000_000, console=None) -> dict:
+def bench_dask(scenario: Path, trials: int = TRIALS, console=None) -> dict:
+    """The two rows on the first point of ``scenario``."""
     from distributed import Client, LocalCluster
 
     from analyzer import api
     from analyzer.core import scenario as scenario_mod
     from analyzer.run.backends import DaskBackend
-    from analyzer.bench.suite import row
     from analyzer.run.runner import CHUNK_TRIALS, prepare_point
 
-    sc = scenario_mod.load(SCENARIO, trials=trials)
+    sc = scenario_mod.load(scenario, trials=trials)
     prepared = [prepare_point(sc, p) for p in sc.points]
     task_chunks = DaskBackend.task_chunks
     n_tasks = -(-trials // CHUNK_TRIALS // task_chunks) * len(prepared)
@@ -68,7 +71,8 @@ def bench_dask(trials: int = 4_000_000, console=None) -> dict:
     efficiency = rate2 / (2 * rate1)
     overhead = best["dask-1"] / best["local-1"]
     per_task_ms = (best["dask-1"] - best["local-1"]) / n_tasks * 1e3
-    for line in (f"duel, {trials:,} trials, tasks of {task_chunks} chunks ({n_tasks} tasks), best of {ROUNDS}",
+    for line in (f"{scenario.name}, {trials:,} trials, tasks of {task_chunks} chunks ({n_tasks} tasks), "
+                 f"best of {ROUNDS}",
                  f"local, 1 thread:        {trials / best['local-1']:,.0f} trials/s",
                  f"dask, 1 worker:         {rate1:,.0f} trials/s  (x{overhead:.2f} the local time; "
                  f"{per_task_ms:.2f} ms overhead per task)",
@@ -76,7 +80,7 @@ def bench_dask(trials: int = 4_000_000, console=None) -> dict:
                  f">= {EFFICIENCY_TARGET})"):
         say(console, line)
     return {"rows": [
-        row("dask-workers", f"Dask backend trials/s, 2 worker processes vs 1 (duel, {n_tasks} tasks)", rate2,
+        row("dask-workers", f"Dask backend trials/s, 2 worker processes vs 1 ({scenario.name}, {n_tasks} tasks)", rate2,
             "trials/s", efficiency, EFFICIENCY_TARGET, reference="1 worker process", reference_rate=rate1,
             threads=1),
         row("dask-task-overhead", f"time on 1 Dask worker / local 1-thread time ({per_task_ms:.2f} ms per task "
@@ -85,6 +89,12 @@ def bench_dask(trials: int = 4_000_000, console=None) -> dict:
     ]}
 
 
-@register_benchmark("dask")
-def _bench_cli(console=None, trials: int | None = None) -> dict:
-    return bench_dask(trials or 4_000_000, console)
+def register_dask_benchmark(scenario: Path) -> None:
+    """Make ``analyzer bench dask`` time the Dask backend on ``scenario`` (a game's bench.py
+    calls this for one of its stateful kernels), when ``distributed`` is installed."""
+    if importlib.util.find_spec("distributed") is None:
+        return
+
+    @register_benchmark("dask", scenarios=(scenario,))
+    def _bench_cli(console=None, trials: int | None = None) -> dict:
+        return bench_dask(scenario, trials or TRIALS, console)

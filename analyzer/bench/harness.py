@@ -2,24 +2,66 @@
 
 Timed tests are not used for performance claims; these functions are (``analyzer bench``).
 Each kernel is called once on a small input first so compilation is not timed.
+
+This module is the machinery: the registry (:class:`Benchmark`, :func:`register_benchmark`),
+timing in interleaved rounds, a kernel against its game's pure-Python reference
+(:func:`kernel_vs_reference`) and the result rows (:func:`row`). Each game declares its own
+benchmarks in ``analyzer/games/<game>/bench.py``, loaded by :func:`load_benchmarks`.
 """
 from __future__ import annotations
 
+import importlib
 import importlib.util
-import sys
+import pkgutil
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numba
 import numpy as np
 
 from analyzer.run import dice
-from analyzer.run.runner import BATCH_CHUNKS, CHUNK_TRIALS
+from analyzer.run.batches import batch_ranges
+from analyzer.run.runner import CHUNK_TRIALS
 from kernels import dice as k
 
 
-#: name -> function(console, trials) printing its figures; games add theirs on import.
-BENCHMARKS: dict[str, "callable"] = {}
+#: Trials of the kernel side in ``--quick`` mode unless a benchmark declares its own.
+QUICK_TRIALS = 200_000
+#: Default target (issue "performance"): a stateful kernel vs its pure-Python reference.
+STATEFUL_TARGET = 300
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """``analyzer bench NAME``: calling it runs ``run(console, trials)``, which prints the figures
+    and returns them (the shapes :func:`analyzer.bench.suite.rows_of` reads). What it times and
+    what it needs are declared beside it, so the suite and the tests see them without running it:
+
+    - ``questions``: the (game, question) pairs whose kernel it times (every Monte-Carlo question
+      needs a benchmark);
+    - ``scenarios``: the shipped scenario files it reads;
+    - ``references``: the pure-Python reference modules it imports, by module name;
+    - ``quick_trials``: its kernel trials in ``analyzer bench --quick``;
+    - ``scaling``: a scenario whose first point's kernel gets a thread-scaling row ``threads-NAME``;
+    - ``target``: the ratio target of a result that carries no rows of its own."""
+
+    name: str
+    run: Callable[..., dict]
+    questions: tuple[tuple[str, str], ...] = ()
+    scenarios: tuple[Path, ...] = ()
+    references: tuple[str, ...] = ()
+    quick_trials: int = QUICK_TRIALS
+    scaling: Path | None = None
+    target: float | None = None
+
+    def __call__(self, console=None, trials: int | None = None) -> dict:
+        return self.run(console, trials)
+
+
+#: name -> :class:`Benchmark`; each game's ``bench`` module adds its own on import.
+BENCHMARKS: dict[str, Benchmark] = {}
 #: Most kernel trials ``analyzer bench NAME --trials`` takes (checked before anything runs): a
 #: benchmark times several interleaved rounds of its kernel and reference, so 10^9 trials already
 #: take minutes; the kernels run in calls of at most ``BATCH_CHUNKS`` chunks (memory stays flat).
@@ -28,25 +70,42 @@ MAX_BENCH_TRIALS = 10**9
 
 def load_benchmarks() -> None:
     """Import the ``bench`` module of every game package (not imported with the games:
-    benchmarks load the runner and the slow references)."""
-    import importlib
-    import pkgutil
-
+    benchmarks load the runner and the slow references), and the dice primitives' rows."""
     import analyzer.games as games
     for info in pkgutil.iter_modules(games.__path__):
         if info.ispkg and importlib.util.find_spec(f"analyzer.games.{info.name}.bench") is not None:
             importlib.import_module(f"analyzer.games.{info.name}.bench")
-    importlib.import_module("analyzer.bench.kernels")  # the rows of the kernels no game bench.py times
-    if importlib.util.find_spec("distributed") is not None:
-        importlib.import_module("analyzer.bench.cluster")     # the Dask backend: 1 vs 2 worker processes
+    importlib.import_module("analyzer.bench.kernels")
 
 
-def register_benchmark(name: str):
-    """Decorator: make ``analyzer bench NAME`` run the function ``fn(console, trials=None)``."""
+def register_benchmark(name: str, **declared):
+    """Decorator: make ``analyzer bench NAME`` run the function ``fn(console, trials=None)``;
+    ``declared``: the other fields of its :class:`Benchmark`."""
     def deco(fn):
-        BENCHMARKS[name] = fn
+        BENCHMARKS[name] = Benchmark(name, fn, **declared)
         return fn
     return deco
+
+
+def bench_of_question() -> dict[tuple[str, str], str]:
+    """(game, question) -> the benchmark that times its kernel, from what the benchmarks declare."""
+    return {question: b.name for b in BENCHMARKS.values() for question in b.questions}
+
+
+def scaled(full: int, trials: int | None, full_trials: int, floor: int = 50) -> int:
+    """``full`` reference trials scaled by ``trials / full_trials`` (at least ``floor``): a
+    benchmark whose kernel runs ``trials`` instead of ``full_trials`` (``--quick``, ``--trials``)
+    keeps the full run's split of time between kernel and reference."""
+    return full if trials is None else max(floor, round(full * trials / full_trials))
+
+
+def row(name: str, what: str, rate: float, unit: str, ratio: float, target: float, *, better: str = "higher",
+        reference: str = "", reference_rate: float | None = None, threads: int | None = None) -> dict:
+    """One result row (the keys of :mod:`analyzer.bench.suite`)."""
+    met = ratio >= target if better == "higher" else ratio <= target
+    return {"name": name, "what": what, "rate": rate, "unit": unit, "reference": reference,
+            "reference_rate": reference_rate, "ratio": ratio, "ratio_target": target, "better": better,
+            "met": bool(met), "threads": threads if threads is not None else numba.get_num_threads()}
 
 
 def numpy_exploding_pool(n_dice: int, trials: int, rng: np.random.Generator,
@@ -77,22 +136,10 @@ def best_time(fn, repeat: int) -> float:
     return interleaved_best([fn], repeat)[0]
 
 
-def load_reference(game: str):
-    """The slow pure-Python reference ``tests/reference/<game>.py`` (test code, not part of
-    the installed package: benchmarks need a source checkout, whose root is made importable
-    for references that import one another as ``tests.reference.<name>``)."""
-    root = Path(__file__).resolve().parents[2]
-    path = root / "tests" / "reference" / f"{game}.py"
-    if str(root) not in sys.path:
-        sys.path.append(str(root))
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: the reference implementation is needed for this benchmark "
-                                f"(run from a source checkout)")
-    spec = importlib.util.spec_from_file_location(f"_{game}_reference", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses in the reference look their module up
-    spec.loader.exec_module(module)
-    return module
+def load_reference(module: str):
+    """A game's slow pure-Python reference by module name (``analyzer.games.<game>.reference``:
+    it ships with its game, but is not imported with it)."""
+    return importlib.import_module(module)
 
 
 def interleaved_best(fns, rounds: int = 5) -> list[float]:
@@ -121,7 +168,7 @@ def bench_dice(n_dice: int = 10, trials: int = 4_000_000, console=None) -> dict:
     rolled = [0]
     # calls of at most BATCH_CHUNKS chunks, as the runner makes them: a kernel's outputs have a row
     # per chunk, so one call over every chunk grows with the trials (10^10: MemoryError)
-    calls = [(lo, min(lo + BATCH_CHUNKS, n_chunks)) for lo in range(0, n_chunks, BATCH_CHUNKS)]
+    calls = list(batch_ranges(n_chunks))
 
     def raw():
         for lo, hi in calls:
@@ -163,34 +210,33 @@ def bench_dice(n_dice: int = 10, trials: int = 4_000_000, console=None) -> dict:
     return out
 
 
-@register_benchmark("dice")
+@register_benchmark("dice", questions=(("dice", "pool"),), quick_trials=2_000_000)
 def _bench_dice_cli(console=None, trials: int | None = None) -> dict:
     return bench_dice(10, trials or 4_000_000, console)
 
 
-def kernel_vs_reference(scenario_path: Path, *, point: int, game: str, question: str, trials: int,
+def kernel_vs_reference(scenario_path: Path, *, point: int, question: str, reference: str, trials: int,
                         ref_trials: int, target: float, describe: str, data_dir: Path | None = None,
-                        rounds: int = 3, console=None, reference: str | None = None,
-                        simulate=None, params_dump: dict | None = None) -> dict:
-    """Trials/s of a point's kernel and of the game's pure-Python reference on the same point,
-    timed in interleaved rounds (best of ``rounds`` each, so a busy spell of the machine hits
-    both), with the ratio; prints the figures and returns them. ``reference`` names another
-    reference module (default: the game's); ``simulate(ref, params, rules, n)`` replaces the
-    usual ``ref.simulate(question, params, rules, ref.load_data(dir), n, 1)`` call."""
+                        rounds: int = 3, console=None, simulate=None, params_dump: dict | None = None) -> dict:
+    """Trials/s of a point's kernel and of the pure-Python reference module ``reference`` on the
+    same point, timed in interleaved rounds (best of ``rounds`` each, so a busy spell of the
+    machine hits both), with the ratio; prints the figures and returns them.
+    ``simulate(ref, params, rules, n)`` replaces the usual
+    ``ref.simulate(question, params, rules, ref.load_data(dir), n, 1)`` call."""
     from analyzer.core import scenario as scenario_mod
-    from analyzer.run.runner import BATCH_CHUNKS, prepare_point
+    from analyzer.run.batches import run_batches
+    from analyzer.run.runner import prepare_point
 
     sc = scenario_mod.load(scenario_path)
     pt = sc.points[point]
     prep = prepare_point(sc, pt)
     prep.run_kernel(1, 7, 0, 2, 64, 128)  # compile (or load from the cache) outside the timing
-    n_chunks = -(-trials // CHUNK_TRIALS)
 
     def kernel():
-        for lo in range(0, n_chunks, BATCH_CHUNKS):
-            prep.run_kernel(1, 7, lo, min(lo + BATCH_CHUNKS, n_chunks), CHUNK_TRIALS, trials)
+        for _ in run_batches(prep, trials, seed=1, key=7):
+            pass
 
-    ref = load_reference(reference or game)
+    ref = load_reference(reference)
     params = pt.params.model_dump(mode="json", **(params_dump or {"exclude_unset": True}))
     if simulate is None:
         data = ref.load_data(str(data_dir or scenario_path.parent))

@@ -7,6 +7,10 @@ start, memory), with its stated target. Row keys (``--json`` prints ``{"rows": [
 ``name``, ``what``, ``rate`` and ``unit`` (the measured figure), ``reference`` and
 ``reference_rate`` (what it is compared with, when there is one), ``ratio``, ``ratio_target``,
 ``better`` (``higher``/``lower``: which side of the target meets it), ``met`` and ``threads``.
+
+The rows come from what the benchmarks declare (:class:`analyzer.bench.harness.Benchmark`:
+their ``--quick`` trials, their thread-scaling scenarios); the whole-process rows (CLI start,
+memory, stop latency) run scenarios of the generic ``dice`` game written into a work folder.
 """
 from __future__ import annotations
 
@@ -16,43 +20,39 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Callable
 
 import numba
+import yaml
 
 from analyzer.bench import harness as bench_mod
-from analyzer.bench import kernels as bench_kernels
+from analyzer.bench.harness import QUICK_TRIALS, STATEFUL_TARGET, Benchmark, row
 from analyzer.core.questions import SCENARIO_ROOT
 
-#: Trials of the kernel side in ``--quick`` mode (the references keep their own small counts).
-QUICK_TRIALS = 200_000
-#: benchmarks whose quick run needs more trials to time anything but overhead
-QUICK_TRIALS_OF = {"dice": 2_000_000, "uboat-loadout": 20_000, "balance-matchup": 10_000}
-QUICK_TRIALS_OF.update(bench_kernels.QUICK_TRIALS)  # the kernel rows of analyzer/bench/kernels.py name their own
-#: Default targets (issue "performance"): a stateful kernel vs its pure-Python reference.
-STATEFUL_TARGET = 300
 THREAD_EFFICIENCY_TARGET = 0.85
+#: kernel trials of a thread-scaling row in a full run (``--quick``: QUICK_TRIALS, or the benchmark's
+#: own quick trials when fewer)
+SCALING_TRIALS = 2_000_000
 MEMORY_GROWTH_TARGET = 1.10
 #: whole-process wall-time targets in seconds (warm, 2 cores)
-CLI_TARGETS = {"cli-help": 0.5, "cli-list": 0.5, "cli-validate": 0.7, "cli-run-gun-shot": 1.5}
-#: one shipped scenario per kernel for the thread-scaling rows
-SCALING_SCENARIOS = {
-    "dice-pool": "dystopian_wars/attack_ad10.yaml",
-    "dw-duel": "dystopian_wars/duel_battleship_vs_cruisers.yaml",
-    "b17-attack-wave": "b17/attack_wave_mixed_policies.yaml",
-    "uboat-engagement": "uboat_leader/convoy37_engagement.yaml",
-    "hacse-depth-charge": "hacse_naval/depth_charge_ring_prior.yaml",
-    "bn-firefight": "breaking_news/firefight_patrol.yaml",
-    "uboat-campaign": "uboat_leader/campaign_example_fleet.yaml",
-}
+CLI_TARGETS = {"cli-help": 0.5, "cli-list": 0.5, "cli-validate": 0.7, "cli-run": 1.5}
+#: the scenario the CLI rows validate and run (one shot: 3d10 roll-under at skill 15, one point)
+CLI_SCENARIO = {"game": "dice", "question": "roll_under", "seed": 1, "trials": 200_000,
+                "params": {"skill": 15, "modifier": 0}}
+#: the scenario the memory row runs (an exploding pool of 10 dice, one point)
+MEMORY_SCENARIO = {"game": "dice", "question": "pool", "seed": 1, "trials": 200_000,
+                   "params": {"dice": 10, "hit_on": 4, "double_on": 6, "explode_on": 6, "need": 4}}
 
 
-def row(name: str, what: str, rate: float, unit: str, ratio: float, target: float, *, better: str = "higher",
-        reference: str = "", reference_rate: float | None = None, threads: int | None = None) -> dict:
-    met = ratio >= target if better == "higher" else ratio <= target
-    return {"name": name, "what": what, "rate": rate, "unit": unit, "reference": reference,
-            "reference_rate": reference_rate, "ratio": ratio, "ratio_target": target, "better": better,
-            "met": bool(met), "threads": threads if threads is not None else numba.get_num_threads()}
+def scaling_scenarios() -> dict[str, Path]:
+    """Benchmark name -> the scenario of its thread-scaling row (what the benchmarks declare)."""
+    return {name: b.scaling for name, b in sorted(bench_mod.BENCHMARKS.items()) if b.scaling is not None}
+
+
+def write_scenario(work: Path, name: str, doc: dict) -> Path:
+    """``doc`` written as the scenario file ``work/name.yaml``."""
+    path = work / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return path
 
 
 def rows_of(name: str, out: dict, target: float | None) -> list[dict]:
@@ -85,25 +85,25 @@ def rows_of(name: str, out: dict, target: float | None) -> list[dict]:
     raise ValueError(f"bench {name}: unknown result shape {sorted(out)}")
 
 
-def target_of(fn: Callable) -> float | None:
-    """A game bench module's ``TARGET_RATIO`` (the stated target), if any."""
-    return getattr(sys.modules.get(fn.__module__), "TARGET_RATIO", None)
+def target_of(bench: Benchmark) -> float | None:
+    """The target a benchmark declares for a result without rows of its own, if any."""
+    return bench.target
 
 
 # ----------------------------------------------------------------------------- scaling rows
 def thread_scaling(name: str, scenario: Path, trials: int) -> dict:
     """1 vs all threads on one point's kernel: parallel efficiency = rate(n) / (n * rate(1))."""
     from analyzer.core import scenario as scenario_mod
-    from analyzer.run.runner import BATCH_CHUNKS, CHUNK_TRIALS, prepare_point
+    from analyzer.run.batches import run_batches
+    from analyzer.run.runner import prepare_point
 
     sc = scenario_mod.load(scenario)
     prep = prepare_point(sc, sc.points[0])
     prep.run_kernel(1, 7, 0, 2, 64, 128)
-    n_chunks = -(-trials // CHUNK_TRIALS)
 
     def run_all():
-        for lo in range(0, n_chunks, BATCH_CHUNKS):
-            prep.run_kernel(1, 7, lo, min(lo + BATCH_CHUNKS, n_chunks), CHUNK_TRIALS, trials)
+        for _ in run_batches(prep, trials, seed=1, key=7):
+            pass
 
     threads = numba.get_num_threads()
 
@@ -138,11 +138,9 @@ def _cli(args: list[str], cwd: Path | None = None) -> tuple[float, int]:
 
 def cli_rows(work: Path) -> list[dict]:
     """Whole-process wall times of the commands a user types (best of 3, warm caches)."""
-    root = SCENARIO_ROOT
-    commands = {"cli-help": ["--help"], "cli-list": ["list"],
-                "cli-validate": ["validate", str(root / "b17" / "gun_shot_skill15.yaml")],
-                "cli-run-gun-shot": ["run", str(root / "b17" / "gun_shot_skill15.yaml"), "--trials", "200000",
-                                     "--no-progress", "--out", str(work)]}
+    scen = str(write_scenario(work, "cli_roll_under", CLI_SCENARIO))
+    commands = {"cli-help": ["--help"], "cli-list": ["list"], "cli-validate": ["validate", scen],
+                "cli-run": ["run", scen, "--trials", "200000", "--no-progress", "--out", str(work)]}
     out = []
     for name, args in commands.items():
         best = min(_cli(args, work)[0] for _ in range(3))
@@ -195,12 +193,12 @@ def stop_latency_row(work: Path, rounds: int = 3) -> dict:
 def memory_row(work: Path, quick: bool) -> dict:
     """Peak RSS of a whole run at 100x the trials of another: must stay flat."""
     small, big = (100_000, 10_000_000) if quick else (1_000_000, 100_000_000)
-    scen = str(SCENARIO_ROOT / "dystopian_wars" / "attack_ad10.yaml")
+    scen = str(write_scenario(work, "memory_pool", MEMORY_SCENARIO))
     rss = {}
     wall = {}
     for n in (small, big):
         wall[n], rss[n] = _cli(["run", scen, "--trials", str(n), "--no-progress", "--out", str(work)], work)
-    return row("memory-trials", f"peak RSS at {big:.0e} trials / at {small:.0e} (attack_ad10 run; "
+    return row("memory-trials", f"peak RSS at {big:.0e} trials / at {small:.0e} (10-die exploding pool run; "
                f"wall {wall[small]:.1f} s vs {wall[big]:.1f} s)", rss[big] / 1024, "MiB", rss[big] / rss[small],
                MEMORY_GROWTH_TARGET, better="lower", reference=f"peak RSS at {small:.0e} trials",
                reference_rate=rss[small] / 1024)
@@ -222,18 +220,18 @@ def run_suite(names: list[str] | None = None, *, quick: bool = False, console=No
     for name in chosen:
         if name not in bench_mod.BENCHMARKS:
             continue
-        fn = bench_mod.BENCHMARKS[name]
+        bench = bench_mod.BENCHMARKS[name]
         bench_mod.say(console, f"--- {name}")
-        out = fn(console, QUICK_TRIALS_OF.get(name, QUICK_TRIALS) if quick else None)
-        rows += rows_of(name, out, target_of(fn))
+        out = bench(console, bench.quick_trials if quick else None)
+        rows += rows_of(name, out, target_of(bench))
     extras = [n for n in ("scaling", "memory", "cli") if names is None or n in names]
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         work = Path(work or tmp)
         if "scaling" in extras:
-            for name, rel in SCALING_SCENARIOS.items():
-                path = SCENARIO_ROOT / rel
-                if path.is_file() and (names is None or name in chosen or "scaling" in names):
-                    rows.append(thread_scaling(name, path, QUICK_TRIALS if quick else 2_000_000))
+            for name, path in scaling_scenarios().items():
+                if names is None or name in chosen or "scaling" in names:
+                    trials = min(QUICK_TRIALS, bench_mod.BENCHMARKS[name].quick_trials) if quick else SCALING_TRIALS
+                    rows.append(thread_scaling(name, path, trials))
         if "memory" in extras:
             rows.append(memory_row(work, quick))
         if "cli" in extras:

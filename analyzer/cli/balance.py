@@ -1,7 +1,6 @@
 """``analyzer matchup`` and ``analyzer solve``: the balance commands (docs/balance.md).
 
-Registered on :data:`analyzer.cli.app.app` when :mod:`analyzer.cli.app` imports this module (one line
-there). Thin like the rest of the CLI: load, call :mod:`analyzer.analyses.balance.matchup` /
+Thin like the rest of the CLI: load, call :mod:`analyzer.analyses.balance.matchup` /
 :mod:`analyzer.analyses.balance.solve`, print, write; numba, pandas and matplotlib are imported only when a
 command runs (``analyzer --help`` stays fast).
 """
@@ -15,49 +14,29 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from analyzer.cli.app import _fail, _print_provenance, api, app, err, interrupt
-from analyzer.core.errors import ScenarioError
-from analyzer.core.gamedata import DataError
-from analyzer.core.paths import UnsafePathError
+from analyzer.cli.common import SVG, THREADS, check_out, err, set_threads
+from analyzer.cli.summary import print_provenance
+from analyzer.core import interrupt
 
 
-def _check_out(out: Path) -> None:
-    from analyzer.cli.app import _check_out as check     # the one --out preflight of every command
-    check(out)
-
-
-def _threads(threads: Optional[int]) -> int:
-    try:
-        return api.set_threads(threads)
-    except ValueError as e:
-        _fail(str(e))
-
-
-def _execute(command: str, description: str, total: int | None, unit: str, show: bool, compute):
+def _execute(description: str, total: int | None, unit: str, show: bool, compute):
     """``compute(tick)`` (``tick(n)`` advances the progress bar by ``n`` ``unit``, None when it is
-    hidden) with Ctrl-C / SIGTERM stopping between kernel calls and one-line errors; returns what
-    ``compute`` returns."""
+    hidden) with Ctrl-C / SIGTERM stopping between kernel calls; returns what ``compute`` returns."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn(unit),
                         TimeRemainingColumn(), console=err) if show else None
-    try:
-        with interrupt.handling():
-            if not progress:
-                return compute(None)
-            with progress:
-                task = progress.add_task(description, total=total)
+    with interrupt.handling():
+        if not progress:
+            return compute(None)
+        with progress:
+            task = progress.add_task(description, total=total)
 
-                def tick(n: int) -> None:
-                    progress.advance(task, n)
-                    t = progress.tasks[task]
-                    if t.total is not None and t.completed > t.total:    # matchup --fair-cost adds pairs
-                        progress.update(task, total=t.completed)
-                return compute(tick)
-    except interrupt.RunInterrupted as e:
-        err.print(f"[bold red]{e}[/]: {command} stopped; nothing was written", highlight=False)
-        raise typer.Exit(e.exit_code)
-    except (ScenarioError, DataError, UnsafePathError) as e:
-        _fail(str(e))
+            def tick(n: int) -> None:
+                progress.advance(task, n)
+                t = progress.tasks[task]
+                if t.total is not None and t.completed > t.total:    # matchup --fair-cost adds pairs
+                    progress.update(task, total=t.completed)
+            return compute(tick)
 
 
 def _document(folder: Path, name: str, json_out: bool) -> dict | None:
@@ -69,7 +48,6 @@ def _document(folder: Path, name: str, json_out: bool) -> dict | None:
     return doc
 
 
-@app.command()
 def matchup(
     target: Path = typer.Argument(..., help="A matchup file: a scenario with contenders: (see docs/balance.md)."),
     trials: Optional[int] = typer.Option(None, "--trials", "-n", min=1,
@@ -79,19 +57,19 @@ def matchup(
                                                   "random streams of this seed."),
     fair_cost: bool = typer.Option(False, "--fair-cost", help="Also estimate, per contender, the points cost at "
                                    "which it would be at parity with the reference at the reference's budget, by "
-                                   "scaling forces (DW duel: model counts; Breaking News firefight: figures), "
+                                   "scaling forces (model or figure counts, where the question says how to scale one), "
                                    "with bootstrap CIs."),
     reference: Optional[str] = typer.Option(None, help="Contender the ratings and fair costs refer to (default: "
                                                        "matchup.reference, else the first contender)."),
     bootstrap: Optional[int] = typer.Option(None, min=0, max=10_000, help="Bootstrap resamples of the paired "
                                             "batches for the rating CIs, 20 to 10000 (default: matchup.bootstrap, "
                                             "200)."),
-    threads: Optional[int] = typer.Option(None, help="Worker threads (results do not depend on it)."),
+    threads: Optional[int] = THREADS,
     out: Path = typer.Option(Path("results"), help="Root folder: writes <out>/<scenario>-matchup/<run-id>/ "
                                                    "(matchups.parquet, ratings.parquet, matchup.json, plots, "
                                                    "manifest.json, report.html)."),
     json_out: bool = typer.Option(False, "--json", help="Print matchup.json to stdout and nothing else on stdout."),
-    svg: bool = typer.Option(False, help="Also write SVG plots."),
+    svg: bool = SVG,
     no_progress: bool = typer.Option(False, help="Hide the progress bar."),
     force: bool = typer.Option(False, help="Allow more than 10^10 trials per pair, or in all (every pair, and "
                                            "with --fair-cost every scaled pair it may try)."),
@@ -104,13 +82,10 @@ def matchup(
     95% CIs (cells whose CI contains 1/2 are marked), each contender against itself (1/2 where
     the game is symmetric), a Bradley–Terry rating with bootstrap CIs and a ranking plot."""
     from analyzer.analyses.balance import matchup as mu
-    used = _threads(threads)
-    _check_out(out)
-    try:
-        sc, spec, cs, mode = mu.load(target, trials=trials, seed=seed, force=force, bootstrap=bootstrap,
-                                     fair_cost=fair_cost)
-    except (ScenarioError, DataError) as e:
-        _fail(str(e))
+    used = set_threads(threads)
+    check_out(out)
+    sc, spec, cs, mode = mu.load(target, trials=trials, seed=seed, force=force, bootstrap=bootstrap,
+                                 fair_cost=fair_cost)
     formats = ("png", "svg") if svg else ("png",)
 
     def compute(tick):
@@ -119,7 +94,7 @@ def matchup(
         r = mu.ratings(m, resamples=bootstrap)
         interrupt.check()             # a stop during the bootstrap: nothing is written
         return m, mu.write(m, r, out, threads=used, formats=formats)
-    m, folder = _execute("matchup", f"{sc.name}: {mode} matchup", mu.planned_trials(sc, mode, len(cs)), "trials",
+    m, folder = _execute(f"{sc.name}: {mode} matchup", mu.planned_trials(sc, mode, len(cs)), "trials",
                          not no_progress and not json_out, compute)
     doc = _document(folder, "matchup.json", json_out)
     if doc is None:
@@ -155,11 +130,10 @@ def matchup(
     for note in doc["notes"][:1] + [n for n in doc["notes"] if "PLACEHOLDER" in n or "not 1/2" in n
                                     or "exactly 1/2" in n]:
         err.print(f"  note: {note}", highlight=False, markup=False)
-    _print_provenance(doc["placeholders"], doc["example_values"], where="matchup.json")
+    print_provenance(doc["placeholders"], doc["example_values"], where="matchup.json")
     err.print(f"[green]wrote[/] {folder}")
 
 
-@app.command()
 def solve(
     target: Path = typer.Argument(..., help="A scenario with one point (no sweep); may hold solve: defaults."),
     metric: Optional[str] = typer.Option(None, help="Metric whose mean crosses the target (default: solve.metric)."),
@@ -179,7 +153,7 @@ def solve(
                                          help="Monte Carlo: trials per evaluated value (default: the file's)."),
     seed: Optional[int] = typer.Option(None, help="Random seed (default: the file's). Every value runs on the same "
                                                   "random streams."),
-    threads: Optional[int] = typer.Option(None, help="Worker threads (results do not depend on it)."),
+    threads: Optional[int] = THREADS,
     out: Path = typer.Option(Path("results"), help="Root folder: writes <out>/<scenario>-solve/<run-id>/ "
                                                    "(solve.json, evaluations.parquet, plot, manifest.json, "
                                                    "report.html)."),
@@ -198,8 +172,8 @@ def solve(
     mode), with every evaluated value's 95% CI, the neighbours of the answer and a plot of the
     metric against the parameter with the crossing marked."""
     from analyzer.analyses.balance import solve as sv
-    used = _threads(threads)
-    _check_out(out)
+    used = set_threads(threads)
+    check_out(out)
     kwargs = dict(metric=metric, target=target_value, param=param, range_=range_, tol=tol, trials=trials, seed=seed,
                   scan=scan, exact=False if monte_carlo else None, force=force)
     formats = ("png", "svg") if svg else ("png",)
@@ -207,8 +181,7 @@ def solve(
     def compute(tick):
         sol = sv.solve(target, **kwargs, on_eval=(lambda v: tick(1)) if tick else None)
         return sol, sv.write(sol, out, threads=used, formats=formats)
-    sol, folder = _execute("solve", f"{target.stem}: evaluating", None, "values", not no_progress and not json_out,
-                           compute)
+    sol, folder = _execute(f"{target.stem}: evaluating", None, "values", not no_progress and not json_out, compute)
     doc = _document(folder, "solve.json", json_out)
     if doc is None:
         return
@@ -225,5 +198,5 @@ def solve(
     err.print(f"[bold]answer:[/] {escape(answer)}", highlight=False)
     for note in doc["notes"][:2] + [n for n in doc["notes"] if n.startswith("not resolved")]:
         err.print(f"  note: {note}", highlight=False, markup=False)
-    _print_provenance(doc["placeholders"], doc["example_values"], where="solve.json")
+    print_provenance(doc["placeholders"], doc["example_values"], where="solve.json")
     err.print(f"[green]wrote[/] {folder}")

@@ -5,7 +5,19 @@ import difflib
 from typing import Any, Iterable
 
 
-class ScenarioError(ValueError):
+#: Exit status of a command refused in one line: its input (a file, an option, a folder) cannot be used as given.
+EXIT_USAGE = 2
+
+
+class AnalyzerError(Exception):
+    """What the user can act on: ``str()`` is the one line ``analyzer`` prints after ``error:``,
+    ``exit_code`` the status it exits with (the CLI's one handler, :func:`analyzer.cli.common.reported`).
+    Anything else raised under a command is a bug and keeps its traceback."""
+
+    exit_code = EXIT_USAGE
+
+
+class ScenarioError(AnalyzerError, ValueError):
     """A scenario cannot run as written. ``str()`` is the one line shown to the user."""
 
     def __init__(self, file: str, path: str, message: str):

@@ -18,6 +18,8 @@ from typing import Any
 
 import yaml
 
+from analyzer.core.errors import AnalyzerError
+
 _WRAPPER_KEYS = ({"ph"}, {"ph", "note"}, {"ex"}, {"ex", "note"}, {"ex", "establishes"},
                  {"ex", "note", "establishes"})
 #: what a worked example establishes about the value it gives
@@ -88,7 +90,7 @@ def unwrap(obj: Any, path: str = "", source: str = "",
     return obj, found
 
 
-class DataError(ValueError):
+class DataError(AnalyzerError, ValueError):
     """A game data file is missing or malformed (message names file and field)."""
 
 
@@ -276,7 +278,7 @@ class DataFiles:
         return data[key]
 
     def use(self, key_path: str, relpath: str | None = None) -> None:
-        """Mark the data at ``key_path`` (``combat.uboat_attack_module``, ``convoys[0]``) as used:
+        """Mark the data at ``key_path`` (``combat.attack_module``, ``convoys[0]``) as used:
         its placeholders join ``used``."""
         relpath = relpath or self.files[key_path.split(".")[0].split("[")[0]]
         _, found = self._file(relpath)

@@ -12,10 +12,12 @@ import contextlib
 import signal
 import threading
 
+from analyzer.core.errors import AnalyzerError
+
 _received: list[int] = []
 
 
-class RunInterrupted(Exception):
+class RunInterrupted(AnalyzerError):
     """The run stopped on a signal; ``exit_code`` is 128 + the signal number (130, 143).
     ``run_dir``: the incomplete, resumable run folder (set by ``api.run_to_folder``)."""
 

@@ -20,6 +20,8 @@ import unicodedata
 from pathlib import Path
 from typing import Callable, IO
 
+from analyzer.core.errors import AnalyzerError
+
 #: Longest path component :func:`slug` returns (file systems allow 255 bytes).
 MAX_SLUG = 80
 
@@ -32,7 +34,7 @@ def shipped_scenarios() -> Path:
     return packaged if packaged.is_dir() else Path(__file__).resolve().parents[2] / "scenarios"
 
 
-class UnsafePathError(ValueError):
+class UnsafePathError(AnalyzerError, ValueError):
     """A path would leave its output root."""
 
 

@@ -2,8 +2,10 @@
 without importing matplotlib."""
 from __future__ import annotations
 
+from analyzer.core.errors import AnalyzerError
 
-class PlotError(ValueError):
+
+class PlotError(AnalyzerError, ValueError):
     pass
 
 

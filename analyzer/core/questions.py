@@ -55,7 +55,7 @@ class RuleOption:
     values: tuple[str, ...]
     default: str
     doc: str
-    source: str = ""  # where the ambiguity is stated, e.g. "docs/rules/dystopian_wars.md A4"
+    source: str = ""  # where the ambiguity is stated, e.g. "docs/models/<game>.md A4"
     #: values kept to compare against that are NOT readings of the source (what-ifs): every
     #: run that uses one says so in its notes
     what_if: tuple[str, ...] = ()
@@ -71,6 +71,17 @@ class ExactMetric:
 
 
 KernelFn = Callable[..., tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class PointsCost:
+    """A contender's points cost as its game's data give it (:attr:`Question.points_cost`):
+    ``points`` (None when the data give none: ``how`` says why), how it was read, and the
+    placeholders (``Placeholder.as_dict()``) it rests on."""
+
+    points: float | None
+    how: str
+    placeholders: tuple[dict, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -211,6 +222,14 @@ class Question:
     supports_exact: ClassVar[bool] = False
     #: False when the question's own figures replace the generic ones (see analyzer.outputs.plots)
     default_plots: ClassVar[bool] = True
+    #: ``analyzer matchup``'s fair-cost hooks (docs/balance.md); None: the question has none.
+    #: ``points_cost(sc, values) -> PointsCost``: a contender's cost from the game's data when its
+    #: entry gives no ``cost:`` (``values``: its side in a seated matchup, its params in a field one);
+    #: ``scale_force(sc, side, copies) -> side``: ``copies`` copies of a seated contender's force.
+    points_cost: ClassVar[Callable[..., PointsCost] | None] = None
+    scale_force: ClassVar[Callable[..., dict] | None] = None
+    #: why the fair cost cannot scale this question's forces (said in place of the generic reason)
+    not_scalable: ClassVar[str] = ""
 
     def prepare(self, params: BaseModel, ctx: Context) -> Prepared:
         raise NotImplementedError

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from analyzer.core import questions as registry
 from analyzer.core.errors import ScenarioError, show, suggest
+from analyzer.core.formats import SCENARIO_FILE, version_problem
 from analyzer.core.gamedata import DataError, Placeholder, file_digest, is_under, read_text, read_yaml, unwrap
 from analyzer.core.balance_spec import check_balance_keys
 from analyzer.core.params import allowed_from_error, check_param_path, fields_of, loc_path, plain, refuse_coercion, set_path, submodel
@@ -98,6 +99,9 @@ class ScenarioFile(BaseModel):
     contenders: list[Any] | None = None
     matchup: dict[str, Any] | None = None
     solve: dict[str, Any] | None = None
+    #: the version of the file format (:data:`analyzer.core.formats.SCENARIO_FILE`; checked by
+    #: :func:`load` before any other key, absent = the current one)
+    version: int | None = None
 
     @field_validator("sweep")
     @classmethod
@@ -234,6 +238,9 @@ def load(path: str | Path, *, trials: int | None = None, precision: float | None
     if not isinstance(raw, dict):
         raise ScenarioError(file, "", f"a scenario must be a YAML mapping with keys game, question, "
                             f"params...; got {type(raw).__name__}")
+    problem = version_problem(raw, SCENARIO_FILE)
+    if problem:         # first: a newer format may have keys this version does not know
+        raise ScenarioError(file, SCENARIO_FILE.key, problem)
     # command-line overrides pass through the same model as the file's own values
     overrides = {k: v for k, v in (("seed", seed), ("trials", trials), ("precision", precision)) if v is not None}
     if "trials" in overrides:
@@ -365,7 +372,7 @@ DATA_FOLDERS = {"data", "fleets", "campaigns", "decks"}
 
 def _is_scenario(path: Path) -> bool:
     """A YAML file in a scenario folder is a scenario when it names a game and a question
-    (game data such as ``scenarios/b17/gun_arcs.yaml`` lives beside scenarios)."""
+    (game data such as ``scenarios/<game>/gun_arcs.yaml`` lives beside scenarios)."""
     try:
         raw = read_yaml(path)
     except DataError:

@@ -47,6 +47,7 @@ from analyzer import __version__
 from analyzer.outputs import writer as outputs
 from analyzer.core import paths
 from analyzer.core.errors import ScenarioError
+from analyzer.core.formats import CHECKPOINT, MANIFEST_JSON, version_problem
 from analyzer.core.questions import Prepared
 from analyzer.run.runner import (BATCH_CHUNKS, CHECKPOINT_SECONDS, CHUNK_TRIALS, _check_precision_metric, _precision_met,
                              point_chunks, point_key)
@@ -54,13 +55,12 @@ from analyzer.core.scenario import Scenario
 from analyzer.core.stats import MetricAccumulator
 
 CHECKPOINT_DIR = "checkpoint"
-MANIFEST = "manifest.json"
+MANIFEST = MANIFEST_JSON.file
 INCOMPLETE = "incomplete"
 COMPLETE = "complete"
-#: Format of the incomplete manifest and the point files (refuse what another version wrote).
-#: 2: point files bound to their run and checked when loaded (format 1 files were trusted as
-#: written: a checkpoint of another scenario, or with an edited trial count, passed silently).
-CHECKPOINT_FORMAT = 2
+#: Format of the checkpoints (the incomplete manifest's ``checkpoint_format`` and each point
+#: file's): :data:`analyzer.core.formats.CHECKPOINT`, refused when another version wrote them.
+CHECKPOINT_FORMAT = CHECKPOINT.current
 #: Largest ``manifest.json`` read (it holds the scenario's text: at most 16 MiB of YAML, escaped).
 MAX_MANIFEST_BYTES = 128 * 1024 * 1024
 #: Members of a point file and their dtypes (shapes come from the prepared point).
@@ -137,7 +137,7 @@ class RunCheckpoint:
         try:
             ckpt.dir.mkdir()
             ckpt._lock()
-            outputs.write_json(_incomplete_manifest(scenario, prepared), run_dir / MANIFEST)
+            outputs.write_document(run_dir, MANIFEST_JSON, _incomplete_manifest(scenario, prepared))
         except BaseException:
             ckpt.discard()
             raise
@@ -283,8 +283,9 @@ class RunCheckpoint:
     def _check_binding(self, index: int, prepared: Prepared, arrays: dict) -> None:
         """The point file's format and binding record are those of point ``index`` of this run."""
         meta = dict(zip(META_FIELDS, (int(v) for v in arrays["meta"])))
-        if meta["format"] != CHECKPOINT_FORMAT:
-            raise _Bad(f"checkpoint format {meta['format']}; this version reads {CHECKPOINT_FORMAT}: start a new run")
+        problem = version_problem({CHECKPOINT.key: meta["format"]}, CHECKPOINT)
+        if problem:
+            raise _Bad(f"{CHECKPOINT.key}: {problem}: start a new run")
         try:
             bound = json.loads(arrays["binding"].tobytes().decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
@@ -556,15 +557,17 @@ def read_incomplete_manifest(run_dir: Path) -> dict:
     if status != INCOMPLETE:
         shown = status if isinstance(status, str) and len(status) <= 40 else _short(status)
         raise ResumeError(run_dir, f"this run is {shown} ({MANIFEST}); nothing to resume")
-    keys = ("checkpoint_format", "scenario_file", "scenario_sha256", "seed", "points", "data_files")
+    for fmt in (MANIFEST_JSON, CHECKPOINT):       # absent format_version: written before versions (format 2)
+        problem = version_problem(manifest, fmt)
+        if problem:
+            value = manifest.get(fmt.key)
+            earlier = " (1: an earlier version's, its checkpoints are not bound to their run)" \
+                if fmt is CHECKPOINT and type(value) is int and value == 1 else ""
+            raise ResumeError(run_dir, f"{MANIFEST}: {fmt.key}: {problem}{earlier}; not resumable by this analyzer")
+    keys = ("scenario_file", "scenario_sha256", "seed", "points", "data_files")
     missing = [k for k in keys if k not in manifest]
     if missing or ("trials" not in manifest and "precision" not in manifest):
         raise ResumeError(run_dir, f"{MANIFEST} lacks {', '.join(missing) or 'trials/precision'}; not resumable")
-    fmt = manifest["checkpoint_format"]
-    if fmt != CHECKPOINT_FORMAT or not _is_int(fmt):
-        earlier = " (an earlier version's: its checkpoints are not bound to their run)" if fmt == 1 else ""
-        raise ResumeError(run_dir, f"{MANIFEST}: checkpoint_format: got {_short(fmt)}{earlier}; this version "
-                          f"reads {CHECKPOINT_FORMAT}: start a new run")
     _check_manifest_fields(run_dir, manifest)
     return manifest
 

@@ -7,6 +7,9 @@ a damaged folder (``points: []``, ``metrics: {}``, a JSON list, ``swept: null``,
 "<script>"``) is refused in one line naming the file and the field
 (:class:`analyzer.core.errors.RunFolderError`), never a traceback half-way through drawing.
 
+Each document's ``format_version`` is checked first (:mod:`analyzer.core.formats`): absent (a
+folder written before versions existed) or one this analyzer reads, else refused in one line.
+
 Only what the readers use is checked, and only as strictly as they need: a field that is only
 shown (a name, a seed, a note) may hold any scalar, since every value is escaped where it is
 written (``report.html``) or drawn literally (the plots); a field that is computed with (means
@@ -20,8 +23,10 @@ from typing import Any
 
 from analyzer.core import paths
 from analyzer.core.errors import RunFolderError, show
+from analyzer.core.formats import COMPARISON_JSON, MANIFEST_JSON, PLOTMETA_JSON, SUMMARY_JSON, FileFormat, version_problem
 
-SUMMARY, MANIFEST, PLOTMETA, COMPARISON = "summary.json", "manifest.json", "plotmeta.json", "comparison.json"
+SUMMARY, MANIFEST, PLOTMETA, COMPARISON = (fmt.file for fmt in (SUMMARY_JSON, MANIFEST_JSON, PLOTMETA_JSON,
+                                                                 COMPARISON_JSON))
 POINTS_TABLE, DISTRIBUTIONS_TABLE = "points.parquet", "distributions.parquet"
 MODES = ("monte_carlo", "exact")
 
@@ -114,13 +119,22 @@ def _read(run_dir: Path, name: str) -> Any:
         _fail(f"{paths.printable(Path(run_dir) / name)}", "", "is missing")
 
 
+def _document(run_dir: Path, fmt: FileFormat) -> dict:
+    """The mapping ``fmt.file`` holds, in a format version this analyzer reads."""
+    doc = _dict(_read(run_dir, fmt.file), fmt.file, "(the document)")
+    problem = version_problem(doc, fmt)
+    if problem:
+        _fail(fmt.file, fmt.key, problem)
+    return doc
+
+
 def load_summary(run_dir: Path) -> dict:
     """``summary.json``, checked: scenario, game, question, seed, mode; ``points`` a non-empty
     list of mappings, each with ``swept`` (the same parameters at every point), ``params``,
     ``trials`` and ``metrics`` (non-empty, at every point at least point 0's names, each with
     numeric (or null) ``mean``, ``se``, ``ci_low`` and ``ci_high``); ``placeholders`` and ``example_values``."""
     f = SUMMARY
-    doc = _dict(_read(run_dir, f), f, "(the document)")
+    doc = _document(run_dir, SUMMARY_JSON)
     for key in ("scenario", "game", "question", "seed"):
         _scalar(_key(doc, key, f, ""), f, key)
     mode = _key(doc, "mode", f, "")
@@ -168,7 +182,7 @@ def load_manifest(run_dir: Path) -> dict:
     there) a list of mappings with text ``path``, ``origin`` and ``sha256``, ``scenario_text``
     (if there) text."""
     f = MANIFEST
-    doc = _dict(_read(run_dir, f), f, "(the document)")
+    doc = _document(run_dir, MANIFEST_JSON)
     for key in PROVENANCE:
         if key in doc:
             _scalar(doc[key], f, key)
@@ -194,7 +208,7 @@ def load_plotmeta(run_dir: Path, *, required: bool = True) -> dict:
     f = PLOTMETA
     if not required and paths.entry_kind(run_dir, f) is None:
         return {}
-    doc = _dict(_read(run_dir, f), f, "(the document)")
+    doc = _document(run_dir, PLOTMETA_JSON)
     for key in ("scenario", "game", "question", "seed"):
         _scalar(_key(doc, key, f, ""), f, key)
     for key in ("game", "question"):
@@ -282,7 +296,7 @@ def load_comparison(run_dir: Path) -> dict:
     mappings with ``point``, ``swept_a``, ``swept_b``, ``trials``, ``placeholders`` and ``metrics``
     (non-empty; each with ``a``, ``b`` and ``diff_b_minus_a`` holding numeric statistics)."""
     f = COMPARISON
-    doc = _dict(_read(run_dir, f), f, "(the document)")
+    doc = _document(run_dir, COMPARISON_JSON)
     for key in ("name_a", "name_b", "game", "question", "seed"):
         _scalar(_key(doc, key, f, ""), f, key)
     for key in ("a", "b", "version", "git_commit", "created_utc"):

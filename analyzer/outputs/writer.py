@@ -31,6 +31,7 @@ import pandas as pd
 
 from analyzer import __version__
 from analyzer.core import paths
+from analyzer.core.formats import FileFormat, stamped
 from analyzer.core.results import PointResult
 from kernels.driver import CHUNK_TRIALS
 
@@ -176,6 +177,11 @@ def write_parquet(df: pd.DataFrame, path: Path) -> Path:
 def write_json(obj: Any, path: Path) -> Path:
     text = (json.dumps(obj, indent=2, sort_keys=False) + "\n").encode("utf-8")
     return paths.write_atomic(path.parent, path.name, lambda fh: fh.write(text))
+
+
+def write_document(folder: Path, fmt: FileFormat, doc: dict) -> Path:
+    """``folder/<fmt.file>``: ``doc`` with its format version first (:mod:`analyzer.core.formats`)."""
+    return write_json(stamped(fmt, doc), Path(folder) / fmt.file)
 
 
 def new_run_dir(out_root: Path, scenario_name: str, digest: str) -> tuple[Path, Path]:
@@ -351,6 +357,31 @@ def commit_run_dir(tmp: Path, final: Path) -> Path:
                 raise
             n += 1
             candidate = paths.inside(final.parent, f"{final.name}-{n}")
+
+
+class RunFolderBuild:
+    """The one way a command writes a finished run folder: ``with RunFolderBuild(out_root, name,
+    digest) as build:`` fill ``build.tmp`` (a temporary folder under ``out_root``); on a clean exit
+    it is renamed into place and ``build.path`` names it (:func:`commit_run_dir`), on any error
+    or interrupt it is removed (:func:`discard_run_dir`): no partial output is ever left."""
+
+    def __init__(self, out_root: Path, name: str, digest: str):
+        self.tmp, self._final = new_run_dir(Path(out_root), name, digest)
+        self.path: Path | None = None
+
+    def __enter__(self) -> "RunFolderBuild":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        if exc_type is None:
+            try:
+                self.path = commit_run_dir(self.tmp, self._final)
+                return False
+            except BaseException:
+                discard_run_dir(self.tmp)
+                raise
+        discard_run_dir(self.tmp)
+        return False
 
 
 def discard_run_dir(tmp: Path) -> None:

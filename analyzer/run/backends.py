@@ -39,6 +39,8 @@ from typing import Iterator
 
 import numpy as np
 
+from analyzer.core.errors import AnalyzerError
+from analyzer.run.batches import batch_end
 from kernels.driver import BATCH_CHUNKS
 
 #: Longest a single local kernel call should take: a stop request (Ctrl-C) waits at most about this.
@@ -53,7 +55,7 @@ WORKER_TIMEOUT = 10.0
 SCHEMES = ("tcp", "tls", "ws", "wss")
 
 
-class BackendError(OSError):
+class BackendError(AnalyzerError, OSError):
     """The cluster cannot run the tasks (no scheduler answers, no workers): ``str()`` is the one
     line shown to the user."""
 
@@ -100,11 +102,6 @@ def dask_setup(worker) -> None:  # noqa: ARG001 (distributed's preload hook sign
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 Piece = tuple[int, int, tuple[np.ndarray, np.ndarray, np.ndarray]]
-
-
-def batch_end(lo: int, n_chunks: int) -> int:
-    """The end of the logical batch that chunk ``lo`` is in (batch ends never move)."""
-    return min((lo // BATCH_CHUNKS + 1) * BATCH_CHUNKS, n_chunks)
 
 
 class LocalBackend:

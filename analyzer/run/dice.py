@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernels import dice as _k
-from kernels.driver import BATCH_CHUNKS, CHUNK_TRIALS
+from analyzer.run.batches import batch_ranges, chunk_count
+from kernels.driver import CHUNK_TRIALS
 
 
 def _need_int(name: str, value, lo: int, hi: int | None = None) -> int:
@@ -26,7 +27,7 @@ def _need_int(name: str, value, lo: int, hi: int | None = None) -> int:
 def hit_table(hit_on: int = 4, double_on: int | None = 6, explode_on: int | None = 6,
               sides: int = 6) -> tuple[np.ndarray, np.ndarray]:
     """Face tables for a success pool: natural ``>= hit_on`` scores 1, ``>= double_on``
-    scores 2, ``>= explode_on`` rolls one more die (Dystopian Wars: 4, 6, 6).
+    scores 2, ``>= explode_on`` rolls one more die (the defaults: 4, 6, 6).
 
     Use ``explode_on=None`` for pools that never explode (rout tests, AA/CC cancellation).
     """
@@ -46,7 +47,7 @@ def hit_table(hit_on: int = 4, double_on: int | None = 6, explode_on: int | None
     return value, explodes
 
 
-#: AA / CC cancellation (docs/rules/dystopian_wars.md §11): a 5 cancels 1 hit, a 6 cancels 2.
+#: The default cancelling pool (defence dice rolled against a pool's hits): a 5 cancels 1 hit, a 6 cancels 2.
 CANCEL_TABLE = hit_table(hit_on=5, double_on=6, explode_on=None)
 
 
@@ -84,9 +85,7 @@ def pool_bins(n_dice: int, face_value, face_explodes, sds: float = 20.0) -> int:
 
 
 def _batches(trials: int):
-    n_chunks = -(-trials // CHUNK_TRIALS)
-    for lo in range(0, n_chunks, BATCH_CHUNKS):
-        yield lo, min(lo + BATCH_CHUNKS, n_chunks)
+    return batch_ranges(chunk_count(trials))
 
 
 @dataclass

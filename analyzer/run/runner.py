@@ -20,6 +20,8 @@ from analyzer.core.scenario import Scenario, ScenarioDataError, SweepPoint
 from analyzer.core.errors import ScenarioError
 from analyzer.core.gamedata import DataError
 from analyzer.core.stats import MetricAccumulator, MetricSummary, PairedAccumulator, Z95
+from analyzer.run.backends import LOCAL
+from analyzer.run.batches import batch_ranges
 from kernels.driver import BATCH_CHUNKS, CHUNK_TRIALS
 from kernels.record import chunk_sizes
 #: Trial cap for a precision target when the scenario gives no ``max_trials`` (one definition,
@@ -113,7 +115,6 @@ def simulate_point(scenario: Scenario, point: SweepPoint, prepared: Prepared, *,
     is the one an uninterrupted run gives. ``on_checkpoint`` is called at batch ends (see
     :data:`CHECKPOINT_SECONDS`) and when a stop is requested.
     """
-    from analyzer.run.backends import LOCAL, batch_end
     spec = scenario.spec
     key = point_key(scenario, point) if key is None else key
     n_metrics = len(prepared.metrics)
@@ -131,9 +132,7 @@ def simulate_point(scenario: Scenario, point: SweepPoint, prepared: Prepared, *,
     if on_progress is not None and acc.trials:
         on_progress(acc.trials)          # restored from a checkpoint
     if paired_with is not None:          # float paired sums: one call per logical batch keeps them bit-identical
-        lo = start
-        while lo < n_chunks:
-            hi = batch_end(lo, n_chunks)
+        for lo, hi in batch_ranges(n_chunks, start):
             hist, moments, counters = prepared.run_kernel(spec.seed, key, lo, hi, chunk_size, n_trials)
             acc.add_chunks(hist, moments, counters)
             hist_b, moments_b, counters_b = paired_with.run_kernel(spec.seed, key, lo, hi, chunk_size, n_trials)
@@ -144,8 +143,7 @@ def simulate_point(scenario: Scenario, point: SweepPoint, prepared: Prepared, *,
                 on_progress(int(sizes.sum()))
             if _precision_met(spec, acc, target_m, prepared):
                 break
-            lo = hi
-            _stop_if_requested(acc, lo, on_checkpoint)
+            _stop_if_requested(acc, hi, on_checkpoint)
         return acc, paired, acc_b
     # integer sums: any split of a batch into pieces, run anywhere, gives the same result
     pieces = (backend or LOCAL).pieces(prepared, spec.seed, key, start, n_chunks, chunk_size, n_trials)

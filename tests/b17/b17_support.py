@@ -70,7 +70,7 @@ def reference_run(question: str, params: dict, rules: dict, data: dict, mc: dict
     n_kernel = min(m.n for m in mc.values())
     probs = [p for m in mc.values() for p in m.dist.values()]
     n = reference_trials(probs, n_kernel) if full else quick
-    return run_reference("tests.reference.b17", question, params, rules, data, n, seed)
+    return run_reference("analyzer.games.b17.reference", question, params, rules, data, n, seed)
 
 
 def reference_metric(values: list[float]) -> McMetric:

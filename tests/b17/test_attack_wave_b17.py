@@ -1,5 +1,5 @@
 """``attack_wave``: kernel and exact enumeration against the pure-Python reference
-(tests/reference/b17.py) and the digest's rules: kill split (§7), delayed tail shots (§2.3),
+(analyzer/games/b17/reference.py) and the digest's rules: kill split (§7), delayed tail shots (§2.3),
 navigator guns (§2.4), rule options A3-A5, A9. Fixed seeds; 5 standard errors."""
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from tests.b17.b17_support import (FULL_KERNEL_TRIALS, assert_dist_exact, assert
                                    exact_as_dict, only_guns, reference_run,
                                    prepare, reference_metric, run_kernel)
 from tests.b17.b17_support import HEADON, MIXED3
-from tests.reference import b17 as ref
+from analyzer.games.b17 import reference as ref
 
 SEED = 20261201
 SCEN = SCENARIO_ROOT / "b17"

@@ -14,7 +14,7 @@ from analyzer.core.questions import SCENARIO_ROOT
 from kernels.b17.shot import MISS, fighter_hits, shot_damage
 from tests.b17.b17_support import (assert_dist_exact, assert_mean_exact, exact_as_dict, prepare,
                                    run_kernel)
-from tests.reference import b17 as ref
+from analyzer.games.b17 import reference as ref
 
 SEED = 20261130
 COUNTS = {10: 120, 11: 165, 12: 220, 13: 283, 14: 352, 15: 425, 16: 500, 17: 575, 18: 648, 20: 780, 22: 880}

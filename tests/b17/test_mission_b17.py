@@ -13,7 +13,7 @@ from analyzer.core.questions import SCENARIO_ROOT
 from tests.b17.b17_support import (FULL_KERNEL_TRIALS, assert_dist_exact, assert_mean_exact, assert_same_law,
                                    exact_as_dict, only_guns, reference_run,
                                    prepare, reference_metric, run_kernel)
-from tests.reference import b17 as ref
+from analyzer.games.b17 import reference as ref
 from tests.stat_checks import FULL_REFERENCE
 
 SEED = 20261202
@@ -33,7 +33,7 @@ def five_waves():
 @pytest.mark.parametrize("fire_model", ["none", "placeholder_3d10"])
 def test_kernel_vs_reference_five_waves(ref_data, five_waves, fire_model):
     params = dict(five_waves["params"], fighter_fire={"model": fire_model})
-    # a 1-point shift is resolved by the options case below; here only with make test-full
+    # a 1-point shift is resolved by the options case below; here only with make test-reference
     mc = run_kernel(prepare("mission", params), FULL_KERNEL_TRIALS if FULL_REFERENCE else 50_000, SEED)
     out = reference_run("mission", params, {}, ref_data, mc, SEED, full=FULL_REFERENCE, quick=1200)
     assert mc["fighters_engaged"].dist == {16.0: 1.0}          # 4 + 4 + 3 + 2 + 3 arrivals
@@ -46,6 +46,7 @@ def test_kernel_vs_reference_five_waves(ref_data, five_waves, fire_model):
         assert mc["bomber_hits"].mean > 0 and mc["guns_lost"].mean > 0 and mc["p_intercom_lost"].mean > 0
 
 
+@pytest.mark.slow     # the designated full-size mission comparison
 def test_kernel_vs_reference_returns_redraws_and_options(ref_data):
     params = {"waves": [{"fighters": [{"type": "FW190", "count": 3}]}, {"fighters": []},
                         {"fighters": [{"type": "Me109", "clock": "6:00", "altitude": "high", "count": 2}]}],

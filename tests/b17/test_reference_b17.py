@@ -1,4 +1,4 @@
-"""Tests of the B-17 defence reference (tests/reference/b17.py) against the rules digest of
+"""Tests of the B-17 defence reference (analyzer/games/b17/reference.py) against the rules digest of
 "Defensa del B-17" (docs/models/b17.md): oracle table §10, worked example §5, kill split §7,
 delayed tail shots §2.3, navigator guns §2.4. MC checks use a fixed seed and 5 standard errors."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.reference import b17
+from analyzer.games.b17 import reference as b17
 
 ROOT = Path(__file__).resolve().parents[2]
 SCEN = ROOT / "scenarios" / "b17"

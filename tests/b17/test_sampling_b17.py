@@ -18,7 +18,7 @@ from kernels.b17 import mission as km
 from tests.b17.b17_support import (assert_chi_square_same_law, assert_dist_exact, assert_mean_exact,
                                    assert_same_law, chi2_sf, exact_as_dict, prepare, run_kernel)
 from tests.b17.b17_support import HEADON, MIXED3
-from tests.reference import b17 as ref
+from analyzer.games.b17 import reference as ref
 
 SEED = 20261216
 SCEN = SCENARIO_ROOT / "b17"

@@ -7,7 +7,7 @@ import pytest
 
 from analyzer.core.errors import ScenarioError
 from tests.breaking_news.helpers import assert_mc_matches_exact, prepare
-from tests.reference import breaking_news as R
+from analyzer.games.breaking_news import reference as R
 from tests.stat_checks import assert_mean_matches
 
 EXAMPLE = {"shooters": [{"weapon": "assault_rifle", "range_cm": 32}, {"weapon": "lmg", "range_cm": 32}],

@@ -1,5 +1,5 @@
-"""``firefight``: the numba kernel against the pure-Python reference (tests/reference/breaking_news.py)
-on small teams, every metric's mean within 5 combined standard errors; the Patrulla lists;
+"""``firefight``: the numba kernel against the pure-Python reference
+(analyzer/games/breaking_news/reference.py) on small teams, every metric's mean within 5 combined standard errors; the Patrulla lists;
 determinism across thread counts; caps and validation."""
 import math
 
@@ -10,7 +10,7 @@ from analyzer.core.errors import ScenarioError
 from analyzer.games.breaking_news.firefight import range_schedule, RangeSchedule
 from analyzer.run.runner import CHUNK_TRIALS
 from tests.breaking_news.helpers import prepare
-from tests.reference import breaking_news as R
+from analyzer.games.breaking_news import reference as R
 from tests.stat_checks import (FULL_REFERENCE, RESOLVE, assert_two_samples_match, reference_trials, resolvable_shift,
                                run_reference)
 
@@ -67,7 +67,7 @@ def test_kernel_matches_reference(case):
         n_ref = reference_trials(probs, KERNEL_TRIALS, resolve=DEFAULT_RESOLVE)
     else:
         n_ref = REF_TRIALS
-    ref = run_reference("tests.reference.breaking_news", "firefight", p.model_dump(mode="json"), rules, DATA,
+    ref = run_reference("analyzer.games.breaking_news.reference", "firefight", p.model_dump(mode="json"), rules, DATA,
                         n_ref, 17)
     for i, name in enumerate(names):
         xs = np.asarray(ref[name], float)

@@ -1,5 +1,5 @@
-"""The production exact modes against the reference's brute-force Fractions (tests/reference/
-breaking_news.py, written separately): shot distributions, morale, melee, list costs, to-hit."""
+"""The production exact modes against the reference's brute-force Fractions (analyzer/games/
+breaking_news/reference.py, written separately): shot distributions, morale, melee, list costs, to-hit."""
 import itertools
 
 import pytest
@@ -9,7 +9,7 @@ from analyzer.games.breaking_news.lists import scenario_list_points
 from analyzer.games.breaking_news.shooting import to_hit
 from tests.breaking_news.helpers import data, prepare
 from tests.breaking_news.test_bn_shot import SHOT_CASES
-from tests.reference import breaking_news as R
+from analyzer.games.breaking_news import reference as R
 
 DATA = R.load_data()
 BN, RULES = data()

@@ -11,7 +11,7 @@ from dw_helpers import GAME_DIR, ROOT, assert_matches_exact, prepare, simulate
 from typer.testing import CliRunner
 
 from analyzer.cli.app import app
-from tests.reference import dystopian_wars as ref
+from analyzer.games.dystopian_wars import reference as ref
 
 P_DAMAGE_AD10 = Fraction(94139, 110592)      # issue 4: P(hits >= 5) of 10 dice at 4+
 

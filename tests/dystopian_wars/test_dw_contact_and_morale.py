@@ -7,7 +7,7 @@ import yaml
 from dw_helpers import assert_matches_exact, prepare, simulate
 
 from analyzer.games.dystopian_wars.rules import RuleError
-from tests.reference import dystopian_wars as ref
+from analyzer.games.dystopian_wars import reference as ref
 
 DATA = ref.load_data()
 

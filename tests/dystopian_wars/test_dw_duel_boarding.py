@@ -11,7 +11,7 @@ from dw_helpers import (GAME_DIR, assert_two_sample_histograms, prepare, sample_
                         simulate)
 
 from analyzer.games.dystopian_wars.rules import RuleError
-from tests.reference import dystopian_wars as ref
+from analyzer.games.dystopian_wars import reference as ref
 from tests.stat_checks import assert_two_samples_match
 
 METRICS = ("p_win_a", "p_win_b", "p_draw", "turns", "points_destroyed_a", "points_destroyed_b",

@@ -7,7 +7,7 @@ from dw_helpers import GAME_DIR, assert_matches_exact, prepare, simulate
 
 from analyzer.games.dystopian_wars.data import GameData
 from analyzer.games.dystopian_wars.fire_allocation import FireAllocationParams, compile_fire_allocation
-from tests.reference import dystopian_wars as ref
+from analyzer.games.dystopian_wars import reference as ref
 
 TURRETS = yaml.safe_load((GAME_DIR / "fire_allocation_turrets_vs_frigates.yaml").read_text())
 SMALL = {"weapon": "primary", "range_band": 2, "attacker": {"capital": True},

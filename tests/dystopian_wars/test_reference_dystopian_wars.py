@@ -12,7 +12,7 @@ from fractions import Fraction as F
 import pytest
 import yaml
 
-from tests.reference import dystopian_wars as dw
+from analyzer.games.dystopian_wars import reference as dw
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCEN = ROOT / "scenarios" / "dystopian_wars"

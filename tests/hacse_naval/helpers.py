@@ -10,7 +10,7 @@ from analyzer.core import questions
 from analyzer.core.questions import Context
 from analyzer.run.runner import CHUNK_TRIALS
 from analyzer.core.scenario import validate_rules
-from tests.reference import hacse_naval as ref
+from analyzer.games.hacse_naval import reference as ref
 from tests.stat_checks import assert_histogram_matches
 # kernel histogram vs reference sample, bin by bin and by mean, at SIGMAS combined SEs (generic)
 from tests.uboat_leader.helpers import assert_distributions_agree, assert_means_agree  # noqa: F401 (re-exported)

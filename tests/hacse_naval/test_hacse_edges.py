@@ -155,6 +155,7 @@ def test_ship_sheets_have_no_unlabelled_rule_values():
         assert list(_plain_numbers(read_yaml(f))) == [], f.name
 
 
+@pytest.mark.slow     # every shipped HACSE scenario with figures
 def test_shipped_scenarios_run_through_the_cli_with_figures(tmp_path):
     files = ["depth_charge_example.yaml", "pattern_six_charges_unknown_depth.yaml", "sighting_asdic_vs_sonar.yaml",
              "fire_by_base_number.yaml", "torpedo_destroyer_salvo.yaml", "mine_field_crossing.yaml",

@@ -1,11 +1,11 @@
-"""The kernels against the independent pure-Python reference (tests/reference/hacse_naval.py) on the
-stateful questions: fire (every reading of H13), depth-charge patterns with priors and effect chains,
+"""The kernels against the independent pure-Python reference
+(analyzer/games/hacse_naval/reference.py) on the stateful questions: fire (every reading of H13), depth-charge patterns with priors and effect chains,
 torpedo salvos and minefields. Every metric's distribution bin by bin within 5 combined SEs.
 ``ANALYZER_FULL_REFERENCE=1`` runs the reference at the resolution of tests/stat_checks.RESOLVE."""
 import pytest
 
 from tests.hacse_naval.helpers import DATA, assert_distributions_agree, assert_means_agree, prepare, run
-from tests.reference import hacse_naval as ref
+from analyzer.games.hacse_naval import reference as ref
 from tests.stat_checks import FULL_REFERENCE, reference_trials, resolvable_shift
 
 KERNEL_TRIALS = 200_000

@@ -15,7 +15,7 @@ from analyzer.games.hacse_naval.torpedo_salvo import torpedo_timeline
 from analyzer.run.runner import exact_point, prepare_point
 from kernels.hacse_naval.depth_charge import charge_damage
 from tests.hacse_naval.helpers import DATA, SCEN, assert_kernel_matches_exact, prepare, run
-from tests.reference import hacse_naval as ref
+from analyzer.games.hacse_naval import reference as ref
 
 EXAMPLE = SCEN / "depth_charge_example.yaml"
 

@@ -1,5 +1,5 @@
 """campaign: the numba campaign kernel (kernels/uboat_leader/campaign.py) against the pure-Python
-reference (tests/reference/uboat_leader_campaign.py) on small campaigns covering every rule
+reference (analyzer/games/uboat_leader/reference_campaign.py) on small campaigns covering every rule
 option and policy value of the abstract contact model, the four sheets, Special Missions,
 advanced torpedoes, half-SO budgets, the turn cap and Seeker/Cool data, and the engagement
 contact model (the tactical display) on two of them; the precomputed route and plan tables
@@ -23,7 +23,7 @@ from analyzer.core import scenario as scenario_mod
 from analyzer.core.errors import ScenarioError
 from analyzer.run.runner import prepare_point
 from kernels.uboat_leader import campaign_state as CS
-from tests.reference import uboat_leader_campaign as C
+from analyzer.games.uboat_leader import reference_campaign as C
 from tests.stat_checks import SIGMAS
 from tests.uboat_leader.helpers import (SCEN, assert_distributions_agree, assert_means_agree,
                                         assert_thread_count_independent, prepare, run, run_acc)

@@ -1,4 +1,4 @@
-"""The campaign reference (tests/reference/uboat_leader_campaign.py) against the source's worked
+"""The campaign reference (analyzer/games/uboat_leader/reference_campaign.py) against the source's worked
 examples, hand-derived probabilities and the campaign sheets' fields.
 
 Spec: docs/models/uboat_leader_campaign.md (C§n). Scripted dice make the examples exact;
@@ -11,7 +11,7 @@ from math import comb
 
 import pytest
 
-from tests.reference import uboat_leader_campaign as C
+from analyzer.games.uboat_leader import reference_campaign as C
 from tests.stat_checks import assert_histogram_matches, assert_mean_matches
 
 DATA = C._plain(None)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.reference import uboat_leader as U
+from analyzer.games.uboat_leader import reference as U
 
 ROOT = Path(__file__).resolve().parents[2]
 SCEN = ROOT / "scenarios" / "uboat_leader"

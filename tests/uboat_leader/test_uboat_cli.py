@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from analyzer.cli.app import app
@@ -34,6 +35,7 @@ def test_reference_scenario_exact_and_run_agree(tmp_path):
     assert abs(s["mean"] - 0.7) < 5 * s["se"]
 
 
+@pytest.mark.slow     # every shipped U-Boat scenario with figures
 def test_every_shipped_scenario_runs_with_plots(tmp_path):
     # 8192 trials: the framework's distribution bars (analyzer/outputs/plots.py _bars) fail on a metric
     # that is constant when wilson_interval(n, n) rounds below 1 (n = 4096, 20000, 50000, ...).

@@ -13,7 +13,7 @@ from analyzer.core import scenario as scenario_mod
 from analyzer.core.errors import ScenarioError
 from analyzer.run.runner import exact_point, prepare_point
 from kernels.uboat_leader import detection as kd
-from tests.reference import uboat_leader as U
+from analyzer.games.uboat_leader import reference as U
 from tests.stat_checks import assert_histogram_matches
 from tests.uboat_leader.helpers import SCEN, prepare, run
 

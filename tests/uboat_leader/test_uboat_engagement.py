@@ -21,7 +21,7 @@ from kernels.uboat_leader.battle import reveal_all, ship_speed, stress_band
 from kernels.uboat_leader.decks import deck_discard, deck_draw, deck_reset
 from kernels.uboat_leader.engagement import engagement_workspace, setup
 from kernels.uboat_leader.movement import bearing_drift, bearing_movement, escorts_step
-from tests.reference import uboat_leader as U
+from analyzer.games.uboat_leader import reference as U
 from tests.stat_checks import (FULL_REFERENCE, assert_mean_matches, reference_trials, resolvable_shift,
                                run_reference)
 from tests.uboat_leader.helpers import (SCEN, assert_distributions_agree, assert_means_agree, battle, moments,
@@ -33,7 +33,7 @@ REF_TRIALS = 2_500
 #: The case whose comparison resolves a 1-point shift in every compared probability (kernel
 #: 1M trials, reference sized by tests/stat_checks.reference_trials) in the default run; the
 #: others use REF_TRIALS there (their failure messages say what shift that resolves) and
-#: the full size under ``make test-full``.
+#: the full size under ``make test-reference``.
 FULL_CASE = "card3_options_b"
 FULL_KERNEL_TRIALS = 1_000_000
 COMPARED_DISTRIBUTIONS = ("vp", "rounds", "torpedoes_used", "stress_added")
@@ -78,7 +78,7 @@ def kernel_results():
     return out
 
 
-@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c == FULL_CASE else c for c in CASES])
 def test_kernel_matches_reference(case, kernel_results):
     params, rules = CASES[case]
     ours, kinds = kernel_results[case]
@@ -86,7 +86,7 @@ def test_kernel_matches_reference(case, kernel_results):
     probs = [float(p) for name, counts in ours.items()
              if kinds[name] == "probability" or name in COMPARED_DISTRIBUTIONS for p in counts / counts.sum()]
     n_ref = reference_trials(probs, n_kernel) if full_size(case) else REF_TRIALS
-    ref = run_reference("tests.reference.uboat_leader", "engagement", params, rules, DATA, n_ref, 17)
+    ref = run_reference("analyzer.games.uboat_leader.reference", "engagement", params, rules, DATA, n_ref, 17)
     shift = f" (resolves {resolvable_shift(probs, n_kernel, n_ref):.3f})"
     for name in U.METRICS["engagement"]:
         assert_means_agree(ours[name], ref[name], f"{case}: mean {name}{shift}")

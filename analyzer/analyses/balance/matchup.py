@@ -3,13 +3,13 @@ matrix with CIs, a Bradley–Terry rating with bootstrap CIs, and fair-cost esti
 
 Two modes (docs/balance.md):
 
-- **seated** (two-sided questions: DW ``duel``, Breaking News ``firefight``): every ordered
+- **seated** (two-sided questions, params ``side_a`` and ``side_b``: a duel, a firefight): every ordered
   pair (i in seat A, j in seat B, i = j included) runs on the same random streams: one stream
   key for the whole matrix, chunk by chunk. Cell ``M[i, j]`` = P(seat A wins) + P(draw) / 2.
   The seat-balanced score ``P[i, j] = (M[i, j] + 1 - M[j, i]) / 2`` plays each pair once in
   each seat; two contenders with the same values run the same simulation in both cells, so
   their ``P`` is exactly 1/2, and ``P[i, j] + P[j, i] = 1`` always.
-- **field** (any question, e.g. U-Boat Leader ``campaign`` fleets): each contender runs alone
+- **field** (any question, e.g. the fleets of a campaign): each contender runs alone
   on the common streams with one trial per chunk, so trial t of every contender used the same
   random numbers; ``M[i, j]`` = P(metric of i beats that of j in the same trial) + P(tie) / 2.
 
@@ -19,7 +19,6 @@ share random numbers).
 """
 from __future__ import annotations
 
-import copy
 import math
 import time
 from dataclasses import dataclass, field
@@ -34,8 +33,8 @@ from analyzer.analyses.balance.common import batch_ci, bootstrap_counts, bradley
 from analyzer.core.balance_spec import ContenderSpec, MatchupSpec, contenders, default_mode, matchup_spec
 from analyzer.core.errors import ScenarioError
 from analyzer.core.gamedata import DataError, unwrap
+from analyzer.run.batches import batch_ranges
 from analyzer.run.runner import MIN_PAIRED_BATCHES, paired_chunk_size, prepare_point, stream_key
-from kernels.driver import BATCH_CHUNKS
 from kernels.record import chunk_sizes
 
 #: field mode: one trial per chunk; a kernel call's histogram stays under this many cells
@@ -179,8 +178,7 @@ def _seated_scores(preps: list, sc, spec: MatchupSpec, key: int, n_trials: int,
     sizes = chunk_sizes(0, n_chunks, n_trials, chunk_size)
     out = np.zeros((len(preps), n_chunks))
     outcomes = [_check_outcomes(sc, spec, p) for p in preps]
-    for lo in range(0, n_chunks, BATCH_CHUNKS):
-        hi = min(lo + BATCH_CHUNKS, n_chunks)
+    for lo, hi in batch_ranges(n_chunks):
         for c, prep in enumerate(preps):
             _, moments, _ = prep.run_kernel(sc.spec.seed, key, lo, hi, chunk_size, n_trials)
             (w, sw), (loss, sl), (d, sd) = outcomes[c]
@@ -450,76 +448,19 @@ def fit_ratings(wins_b: np.ndarray, games_b: np.ndarray, names: list[str], refer
 
 
 # ----------------------------------------------------------------------------- costs
-def _dw_duel_cost(sc, side: dict) -> Cost:
-    """Sum of the fleet profiles' ``points`` x count (profiles of fleets/*.yaml)."""
-    from analyzer.games.dystopian_wars.data import GameData
-    ctx = sc.context(sc.points[0])
-    gd = GameData(ctx, profiles=True)
-    total = 0.0
-    for s_i, sq in enumerate(side["squadrons"]):
-        for e_i, e in enumerate(sq["models"]):
-            prof = gd.profile(e["profile"], f"squadrons[{s_i}].models[{e_i}].profile")
-            if "points" not in prof:
-                return Cost(None, f"profile {e['profile']} has no points")
-            gd.use_profile(e["profile"], "points")
-            total += float(prof["points"]) * int(e.get("count", 1))
-    gd.finish()
-    return Cost(total, "fleet profile points x count", [ph.as_dict() for ph in ctx.placeholders])
-
-
-def _bn_firefight_cost(sc, side: dict) -> Cost:
-    """A scenario list's points by the list rules (source "LISTAS DISPONIBLES"), or the figure
-    lines' points (AR soldier of the quality + leadership + weapon upgrades) and extras."""
-    from analyzer.games.breaking_news.data import BNData
-    from analyzer.games.breaking_news.lists import extra_points, line_points, scenario_list_points
-    point = sc.points[0]
-    bn = BNData(sc.context(point))
-    if side.get("list"):
-        total, _ = scenario_list_points(bn, side["list"], point.rules)
-        extras = []
-        how = f"scenario list {side['list']} (list rules)"
-    else:
-        total = sum(line_points(bn, {"n": ln.get("n", 1), "weapons": ln.get("weapons", ["assault_rifle"]),
-                                     "leadership": ln.get("leadership", 0)}, ln.get("quality") or side["quality"],
-                                point.rules) for ln in side["figures"])
-        extras = side.get("extras") or []
-        how = "figure lines (list rules)"
-    total += sum(extra_points(bn, {"extra": e}) for e in extras)
-    return Cost(float(total), how, [ph.as_dict() for ph in bn.used])
-
-
-def _uboat_campaign_cost(sc, overrides: dict) -> Cost:
-    """The fleet's SO purchase cost (card levels, advanced torpedoes, missions), as the
-    campaign question computes it."""
-    from analyzer.games.uboat_leader.campaign_compile import compile_campaign
-    from analyzer.games.uboat_leader.data import GameData
-    cell = scenario_mod.load(sc.path, sweep={p: [v] for p, v in overrides.items()})
-    point = cell.points[0]
-    ctx = cell.context(point)
-    gd = GameData(ctx)
-    arrays = compile_campaign(point.params, ctx, gd)
-    return Cost(float(arrays.fleet_cost), f"SO purchase cost (of {arrays.so_total:g} SO)",
-                [ph.as_dict() for ph in gd.used if "cost" in ph.path])
-
-
-#: where a contender's points cost comes from when the file gives no ``cost`` (docs/balance.md)
-COST_READERS: dict[tuple[str, str], Callable] = {
-    ("dystopian_wars", "duel"): _dw_duel_cost,
-    ("breaking_news", "firefight"): _bn_firefight_cost,
-    ("uboat_leader", "campaign"): _uboat_campaign_cost,
-}
-
-
 def contender_costs(sc, spec: MatchupSpec, cs: list[ContenderSpec], mode: str) -> list[Cost]:
+    """Each contender's cost: the file's ``cost:``, else what the question's
+    :attr:`~analyzer.core.questions.Question.points_cost` hook reads from the game's data."""
     out = []
-    reader = COST_READERS.get((sc.spec.game, sc.spec.question))
+    reader = sc.question.points_cost
     for i, c in enumerate(cs):
         if c.cost is not None:
             value, found = unwrap(c.cost, f"contenders[{i}].cost", str(sc.path))
             out.append(Cost(float(value), "file", [ph.as_dict() for ph in found]))
         elif reader is not None:
             try:
-                out.append(reader(sc, unwrap(c.side if mode == "seated" else c.params)[0]))
+                read = reader(sc, unwrap(c.side if mode == "seated" else c.params)[0])
+                out.append(Cost(read.points, read.how, list(read.placeholders)))
             except (DataError, ScenarioError, KeyError, TypeError, ValueError) as e:
                 out.append(Cost(None, f"not readable: {e}"))
         else:
@@ -528,54 +469,6 @@ def contender_costs(sc, spec: MatchupSpec, cs: list[ContenderSpec], mode: str) -
 
 
 # ----------------------------------------------------------------------------- fair cost
-def _dw_scale(sc, side: dict, copies: int) -> dict:
-    """``copies`` copies of a DW side: every model entry's count times ``copies``; the fleet
-    commodore stays one model (the other copies are plain models of its profile)."""
-    side = copy.deepcopy(side)
-    for sq in side["squadrons"]:
-        models = []
-        for e in sq["models"]:
-            if e.get("commodore"):
-                models.append(e)
-                models.append({**e, "commodore": False, "count": int(e.get("count", 1)) * copies - 1})
-            else:
-                models.append({**e, "count": int(e.get("count", 1)) * copies})
-        sq["models"] = [e for e in models if e.get("count", 1) > 0]
-    return side
-
-
-def _bn_scale(sc, side: dict, copies: int) -> dict:
-    """``copies`` copies of a Breaking News team (a scenario list is first written out as its
-    figures): every line's figures times ``copies``; the team leader stays one figure."""
-    from analyzer.games.breaking_news.data import BNData
-    from analyzer.games.breaking_news.lists import scenario_list_figures
-    side = copy.deepcopy(side)
-    if side.get("list"):
-        quality, figs, extras = scenario_list_figures(BNData(sc.context(sc.points[0])), side.pop("list"))
-        # the list's extras that act in a firefight (as firefight.side_figures keeps them)
-        side.update(quality=quality, extras=side.get("extras", [e for e in extras if e in ("ambush", "motivation")]),
-                    figures=[{"n": 1, "weapons": list(f.weapons), "leadership": f.leadership, "leader": f.leader,
-                              "quality": f.quality} for f in figs])
-    lines = []
-    for ln in side["figures"]:
-        n = int(ln.get("n", 1))
-        if ln.get("leader"):
-            lines += [{**ln, "n": 1}] + ([{**ln, "leader": False, "n": n * copies - 1}] if n * copies > 1 else [])
-        else:
-            lines.append({**ln, "n": n * copies})
-    side["figures"] = lines
-    return side
-
-
-#: how a force is scaled for the fair cost, per question (docs/balance.md); absent: not scalable
-SCALERS: dict[tuple[str, str], Callable] = {
-    ("dystopian_wars", "duel"): _dw_scale,
-    ("breaking_news", "firefight"): _bn_scale,
-}
-NOT_SCALABLE = {("uboat_leader", "campaign"): "U-Boat Leader fleets cannot be scaled: each U-boat at most once, "
-                                              "within the sheet's SO (campaign spec §14.2)"}
-
-
 def _parity(scores: np.ndarray) -> float:
     """Copies at which ``scores`` (score at 1, 2, ... copies, moving towards 1/2 from its first
     value) crosses 1/2, interpolated linearly in log-odds between whole copies (Bradley–Terry
@@ -599,10 +492,11 @@ def fair_costs(m: Matchup, key: int, on_trials=None) -> list[FairCost]:
     ``k* x cost(R)``. Every evaluation runs on the matchup's random streams; the CI comes from
     resampling the paired batches (jointly over the evaluated copies) and repeating the
     interpolation: it covers the Monte-Carlo noise, not the interpolation between whole copies.
-    Seated mode only, for games whose forces can be scaled (:data:`SCALERS`)."""
-    game_q = (m.sc.spec.game, m.sc.spec.question)
+    Seated mode only, for questions whose forces can be scaled (their
+    :attr:`~analyzer.core.questions.Question.scale_force` hook)."""
+    question = m.sc.question
     ref = m.reference
-    scale = SCALERS.get(game_q)
+    scale = question.scale_force
     out = []
     wins, games = balanced_batches(m)
     counts = bootstrap_counts(m.sizes.shape[0], m.spec.bootstrap, m.sc.spec.seed + 1)
@@ -612,9 +506,9 @@ def fair_costs(m: Matchup, key: int, on_trials=None) -> list[FairCost]:
         if i == ref:
             fc.method, fc.fair_cost, fc.note = "reference", cost, "the reference"
         elif m.mode != "seated":
-            fc.note = NOT_SCALABLE.get(game_q, "fair cost needs a seated matchup (forces meeting in two seats)")
+            fc.note = question.not_scalable or "fair cost needs a seated matchup (forces meeting in two seats)"
         elif scale is None:
-            fc.note = NOT_SCALABLE.get(game_q, f"no force scaling is defined for {game_q[0]}/{game_q[1]}")
+            fc.note = question.not_scalable or f"no force scaling is defined for {question.game}/{question.name}"
         elif cost is None or m.costs[ref].value is None:
             fc.note = "no points cost for this contender or the reference (give cost: in the file)"
         else:
@@ -712,15 +606,16 @@ def write(m: Matchup, r: Ratings, out_root: Path, *, threads: int, formats: tupl
 
     from analyzer.outputs import writer as outputs
     from analyzer.core import paths
+    from analyzer.core.formats import MANIFEST_JSON, MATCHUP_JSON
     from analyzer.analyses.balance.common import manifest, report_page
     doc = document(m, r)
-    tmp, final = outputs.new_run_dir(Path(out_root), f"{m.sc.name}-matchup", m.sc.digest)
-    try:
+    with outputs.RunFolderBuild(Path(out_root), f"{m.sc.name}-matchup", m.sc.digest) as build:
+        tmp = build.tmp
         outputs.write_parquet(pd.DataFrame(doc["matchups"]), tmp / "matchups.parquet")
         outputs.write_parquet(pd.DataFrame(doc["ratings"]), tmp / "ratings.parquet")
         if m.fair is not None:
             outputs.write_parquet(pd.DataFrame([f.row() for f in m.fair]), tmp / "fair_cost.parquet")
-        outputs.write_json(doc, tmp / "matchup.json")
+        outputs.write_document(tmp, MATCHUP_JSON, doc)
         import matplotlib.pyplot as plt
         from analyzer.outputs.plots import bounded_bbox
         for stem, fig in figures(doc):
@@ -730,15 +625,12 @@ def write(m: Matchup, r: Ratings, out_root: Path, *, threads: int, formats: tupl
             plt.close(fig)
         man = manifest(m.sc, kind="matchup", trials=m.kernel_trials, wall_seconds=m.wall_seconds, threads=threads,
                        data_files=m.data_files, extra={"mode": m.mode, "contenders": m.names})
-        outputs.write_json(man, tmp / "manifest.json")
+        outputs.write_document(tmp, MANIFEST_JSON, man)
         html = report_page(f"{m.sc.name}: matchup", f"{doc['game']} / {doc['question']} · {m.mode} · "
                            f"{m.trials:,} trials per pair · seed {m.sc.spec.seed}", _report_sections(doc), tmp, doc,
                            man).encode("utf-8")
         paths.write_atomic(tmp, "report.html", lambda fh: fh.write(html))
-        return outputs.commit_run_dir(tmp, final)
-    except BaseException:
-        outputs.discard_run_dir(tmp)
-        raise
+    return build.path
 
 
 def _report_sections(doc: dict) -> list[str]:

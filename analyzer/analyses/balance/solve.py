@@ -147,7 +147,7 @@ def solve(path: str | Path, *, metric: str | None = None, target: float | None =
     ``exact``: None = exact mode when the question has one, False = Monte Carlo. Monte Carlo
     checks the trial budget (trials x :func:`planned_values`; ``force`` allows more than 10^10)
     before the first kernel runs. A continuous parameter that accepts only a grid of values
-    (HACSE densities: multiples of 0.001) is evaluated at grid values (:func:`_on_grid` below)."""
+    (e.g. densities in multiples of 0.001) is evaluated at grid values (:func:`_on_grid` below)."""
     t0 = time.perf_counter()
     sc = scenario_mod.load(path, trials=trials, seed=seed, force=force)
     file = str(sc.path)
@@ -393,12 +393,13 @@ def write(sol: Solution, out_root: Path, *, threads: int, formats: tuple[str, ..
     from analyzer.outputs import writer as outputs
     from analyzer.core import paths
     from analyzer.outputs import report as rp
+    from analyzer.core.formats import MANIFEST_JSON, SOLVE_JSON
     from analyzer.analyses.balance.common import manifest, report_page
     doc = document(sol)
-    tmp, final = outputs.new_run_dir(Path(out_root), f"{sol.sc.name}-solve", sol.sc.digest)
-    try:
+    with outputs.RunFolderBuild(Path(out_root), f"{sol.sc.name}-solve", sol.sc.digest) as build:
+        tmp = build.tmp
         outputs.write_parquet(pd.DataFrame(doc["evaluations"]), tmp / "evaluations.parquet")
-        outputs.write_json(doc, tmp / "solve.json")
+        outputs.write_document(tmp, SOLVE_JSON, doc)
         fig = figure(doc)
         from analyzer.outputs.plots import bounded_bbox
         bbox = bounded_bbox(fig)
@@ -408,7 +409,7 @@ def write(sol: Solution, out_root: Path, *, threads: int, formats: tuple[str, ..
         plt.close(fig)
         man = manifest(sol.sc, kind="solve", trials=sol.trials, wall_seconds=sol.wall_seconds, threads=threads,
                        data_files=sol.data_files, extra={"mode": sol.mode})
-        outputs.write_json(man, tmp / "manifest.json")
+        outputs.write_document(tmp, MANIFEST_JSON, man)
         answer = (f"{doc['param']} = {doc['value']:g}" if doc["value"] is not None else "no crossing in the range")
         sections = [f"<h2>Answer: {rp._e(answer)}</h2>",
                     rp._table(["value", "mean", "se", "95% CI low", "95% CI high", "trials"],
@@ -419,7 +420,4 @@ def write(sol: Solution, out_root: Path, *, threads: int, formats: tuple[str, ..
                            f"{doc['method']} · {doc['mode']} · seed {doc['seed']}", sections, tmp, doc, man)
         data = html.encode("utf-8")
         paths.write_atomic(tmp, "report.html", lambda fh: fh.write(data))
-        return outputs.commit_run_dir(tmp, final)
-    except BaseException:
-        outputs.discard_run_dir(tmp)
-        raise
+    return build.path

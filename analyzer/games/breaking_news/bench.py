@@ -1,6 +1,7 @@
 """``analyzer bench bn-firefight``: firefight kernel trials/s against the pure-Python reference
-(tests/reference/breaking_news.py) on the same battle, and ``sampling: table`` against
-``sampling: dice``, all measured in the same run (interleaved rounds, best of 3).
+(``reference.py`` beside this module) on the same battle, and ``sampling: table`` against
+``sampling: dice``, all measured in the same run (interleaved rounds, best of 3); and the rows of
+the other Breaking News kernels (:func:`analyzer.bench.kernels.register_kernel_benches`).
 
 Rows, as ``dw-duel``: ``bn-firefight`` (kernel with ``sampling: table``: one draw per shot, per
 figure's saves and per morale test, vs the reference), ``bn-firefight:dice`` (die by die, vs the
@@ -10,24 +11,29 @@ from __future__ import annotations
 
 import numba
 
-from analyzer.bench.harness import interleaved_best, load_reference, register_benchmark, say
+from analyzer.bench.harness import (STATEFUL_TARGET, interleaved_best, load_reference, register_benchmark, row, say,
+                                    scaled)
+from analyzer.bench.kernels import KernelBench, register_kernel_benches
 from analyzer.core.questions import SCENARIO_ROOT
 
+#: the pure-Python reference (ships with the game, not imported with it)
+REFERENCE = f"{__package__}.reference"
 SCENARIO = SCENARIO_ROOT / "breaking_news" / "firefight_patrol.yaml"
 POINT = 1
-TARGET_RATIO = 300
+#: kernel and reference trials of a full run
+TRIALS, REF_TRIALS = 1_000_000, 2_000
+TARGET_RATIO = STATEFUL_TARGET
 #: issue 16: one draw from the exact table should make a stateful kernel this much faster
 TABLE_TARGET = 2
 
 
-def bench_firefight(trials: int = 1_000_000, ref_trials: int = 2_000, console=None) -> dict:
+def bench_firefight(trials: int = TRIALS, ref_trials: int = REF_TRIALS, console=None) -> dict:
     """Kernel (table and dice) and reference trials/s on scenario 1 "Patrulla" (Marines 148 pts
     vs Taliban 147 pts, second point of scenarios/breaking_news/firefight_patrol.yaml: 40 cm)."""
     from analyzer.core import scenario as scenario_mod
-    from analyzer.bench.suite import row
-    from analyzer.run.runner import BATCH_CHUNKS, CHUNK_TRIALS, prepare_point
+    from analyzer.run.batches import run_batches
+    from analyzer.run.runner import prepare_point
 
-    n_chunks = -(-trials // CHUNK_TRIALS)
     runs = {}
     for sampling in ("table", "dice"):
         sc = scenario_mod.load(SCENARIO)
@@ -37,10 +43,10 @@ def bench_firefight(trials: int = 1_000_000, ref_trials: int = 2_000, console=No
         prep.run_kernel(1, 7, 0, 2, 64, 128)  # compile (or load from the cache) outside the timing
 
         def kernel(prep=prep):
-            for lo in range(0, n_chunks, BATCH_CHUNKS):
-                prep.run_kernel(1, 7, lo, min(lo + BATCH_CHUNKS, n_chunks), CHUNK_TRIALS, trials)
+            for _ in run_batches(prep, trials, seed=1, key=7):
+                pass
         runs[sampling] = kernel
-    ref = load_reference("breaking_news")
+    ref = load_reference(REFERENCE)
     params = pt.params.model_dump(mode="json", exclude_unset=True)
     rules = {k: v for k, v in pt.rules.items() if k != "sampling"}   # the reference rolls dice
     data = ref.load_data(str(SCENARIO.parent / "data"))
@@ -72,6 +78,37 @@ def bench_firefight(trials: int = 1_000_000, ref_trials: int = 2_000, console=No
                     reference_rate=dice_rate)]}
 
 
-@register_benchmark("bn-firefight")
+@register_benchmark("bn-firefight", questions=(("breaking_news", "firefight"),), scenarios=(SCENARIO,),
+                    references=(REFERENCE,), scaling=SCENARIO)
 def _bench_cli(console=None, trials: int | None = None) -> dict:
-    return bench_firefight(trials or 1_000_000, console=console)
+    return bench_firefight(trials or TRIALS, scaled(REF_TRIALS, trials, TRIALS), console=console)
+
+
+_M = 1_000_000
+register_kernel_benches(REFERENCE, {
+    "bn-shot": KernelBench(
+        "breaking_news", "shot", "breaking_news/shot_fanatic_burst.yaml",
+        "a fanatic's assault-rifle burst at 40 cm against a dodging veteran", "single-step", 20 * _M, 2 * _M,
+        300_000, reference_data="data"),
+    "bn-cover-fire": KernelBench(
+        "breaking_news", "cover_fire", "breaking_news/cover_fire_example.yaml",
+        "elite cover fire (assault rifle + LMG) against a militia figure in a bunker", "single-step", 20 * _M,
+        2 * _M, 200_000, reference_data="data"),
+    "bn-melee": KernelBench(
+        "breaking_news", "melee", "breaking_news/melee_odds.yaml", "two militia against a veteran, ties rolled again",
+        "single-step", 20 * _M, 2 * _M, 200_000,
+        {"attackers": [{"quality": "militia"}, {"quality": "militia"}], "defender.shocked": False},
+        reference_data="data"),
+    "bn-morale": KernelBench(
+        "breaking_news", "morale", "breaking_news/morale_platoon_example.yaml",
+        "a veteran team's morale test after 3 casualties, 4 teams under half", "single-step", 20 * _M, 2 * _M,
+        100_000, reference_data="data"),
+    "bn-building-assault": KernelBench(
+        "breaking_news", "building_assault", "breaking_news/building_assault_example.yaml",
+        "7 elite attackers against 4 militia inside a building", "single-step", 20 * _M, 2 * _M, 40_000,
+        reference_data="data"),
+    "bn-points-efficiency": KernelBench(
+        "breaking_news", "points_efficiency", "breaking_news/points_efficiency.yaml",
+        "a veteran with an assault rifle against the reference targets at 20/40/80 cm", "single-step", 20 * _M,
+        2 * _M, 30_000, {"unit": {"quality": "veteran", "weapons": ["assault_rifle"]}}, reference_data="data"),
+})

@@ -9,6 +9,7 @@ that range. Everything is compiled here into arrays (:mod:`kernels.breaking_news
 """
 from __future__ import annotations
 
+import copy
 from math import comb
 from typing import List, Literal
 
@@ -18,10 +19,11 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from analyzer.core.errors import suggest
 from analyzer.core.gamedata import Placeholder
 from analyzer.games.breaking_news.data import QUALITIES, WEAPONS, BNData, param_error
-from analyzer.games.breaking_news.lists import Figure, scenario_list_figures
+from analyzer.games.breaking_news.lists import (Figure, extra_points, line_points, scenario_list_figures,
+                                                scenario_list_points)
 from analyzer.games.breaking_news.rules import FIREFIGHT_OPTIONS, INITIATIVE_TIES
 from analyzer.games.breaking_news.shooting import NO_HIT, ToHit, save_face, to_hit
-from analyzer.core.questions import Context, Counter, Metric, Prepared, Question, register
+from analyzer.core.questions import Context, Counter, Metric, PointsCost, Prepared, Question, register
 from kernels.breaking_news import firefight as k
 from kernels.breaking_news.fire import TABLE_DICE
 
@@ -265,3 +267,42 @@ class Firefight(Question):
     def plots(self, meta, points, dists):
         from analyzer.games.breaking_news import plots  # matplotlib only when plotting
         return plots.firefight_figures(meta, points)
+
+    def points_cost(self, sc, side: dict) -> PointsCost:
+        """A scenario list's points by the list rules (source "LISTAS DISPONIBLES"), or the figure
+        lines' points (AR soldier of the quality + leadership + weapon upgrades) and extras."""
+        point = sc.points[0]
+        bn = BNData(sc.context(point))
+        if side.get("list"):
+            total, _ = scenario_list_points(bn, side["list"], point.rules)
+            extras = []
+            how = f"scenario list {side['list']} (list rules)"
+        else:
+            total = sum(line_points(bn, {"n": ln.get("n", 1), "weapons": ln.get("weapons", ["assault_rifle"]),
+                                         "leadership": ln.get("leadership", 0)}, ln.get("quality") or side["quality"],
+                                    point.rules) for ln in side["figures"])
+            extras = side.get("extras") or []
+            how = "figure lines (list rules)"
+        total += sum(extra_points(bn, {"extra": e}) for e in extras)
+        return PointsCost(float(total), how, tuple(ph.as_dict() for ph in bn.used))
+
+    def scale_force(self, sc, side: dict, copies: int) -> dict:
+        """``copies`` copies of a team (a scenario list is first written out as its figures):
+        every line's figures times ``copies``; the team leader stays one figure."""
+        side = copy.deepcopy(side)
+        if side.get("list"):
+            quality, figs, extras = scenario_list_figures(BNData(sc.context(sc.points[0])), side.pop("list"))
+            # the list's extras that act in a firefight (as side_figures keeps them)
+            side.update(quality=quality,
+                        extras=side.get("extras", [e for e in extras if e in ("ambush", "motivation")]),
+                        figures=[{"n": 1, "weapons": list(f.weapons), "leadership": f.leadership, "leader": f.leader,
+                                  "quality": f.quality} for f in figs])
+        lines = []
+        for ln in side["figures"]:
+            n = int(ln.get("n", 1))
+            if ln.get("leader"):
+                lines += [{**ln, "n": 1}] + ([{**ln, "leader": False, "n": n * copies - 1}] if n * copies > 1 else [])
+            else:
+                lines.append({**ln, "n": n * copies})
+        side["figures"] = lines
+        return side

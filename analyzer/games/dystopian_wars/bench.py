@@ -3,8 +3,8 @@
 Every figure is measured in the same run as the figure it is compared with:
 
 - ``dw-duel``: the duel kernel's trials/s on the shipped battleship-vs-three-cruisers
-  scenario against the slow pure-Python reference (``tests/reference/dystopian_wars.py``)
-  on the same scenario (target ratio >= 200).
+  scenario against the slow pure-Python reference (``reference.py`` beside this module)
+  on the same scenario (target ratio >= 300).
 - ``balance-matchup``: ``analyzer matchup`` of six DW fleets (36 ordered pairs on common random
   numbers, ratings with 200 bootstrap resamples) against the same pairs as 15 separate
   ``compare`` calls (each unordered pair in both seats), as trials/s (target >= 0.9: the matrix
@@ -12,6 +12,8 @@ Every figure is measured in the same run as the figure it is compared with:
 - ``dw-attack-exact``: exact mode of ``attack`` for a 40-die query (prepare + every metric)
   against icepool computing only the hits distribution of the same 40 dice, with its
   explosion depth set to the same 1e-15 tail (target: under a tenth of icepool's time).
+- ``dask``: the Dask backend on the duel (:mod:`analyzer.bench.cluster`), and the kernel rows of
+  the other Dystopian Wars kernels (:func:`analyzer.bench.kernels.register_kernel_benches`).
 """
 from __future__ import annotations
 
@@ -19,25 +21,26 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from analyzer.bench.harness import best_time, interleaved_best, load_reference as _load_reference, register_benchmark, say
+from analyzer.bench.cluster import register_dask_benchmark
+from analyzer.bench.harness import (STATEFUL_TARGET, best_time, interleaved_best, load_reference, register_benchmark,
+                                    row, say, scaled)
+from analyzer.bench.kernels import KernelBench, register_kernel_benches
 from analyzer.core.questions import SCENARIO_ROOT
 from analyzer.run.runner import CHUNK_TRIALS
 
+#: the pure-Python reference (ships with the game, not imported with it)
+REFERENCE = f"{__package__}.reference"
 DUEL_SCENARIO = SCENARIO_ROOT / "dystopian_wars" / "duel_battleship_vs_cruisers.yaml"
+#: kernel and reference trials of a full duel run
+DUEL_TRIALS, DUEL_REF_TRIALS = 2_000_000, 4000
 
 
-def load_reference():
-    """The pure-Python reference (test code, loaded from its file)."""
-    return _load_reference("dystopian_wars")
-
-
-def bench_duel(trials: int = 2_000_000, ref_trials: int = 4000, console=None) -> dict:
+def bench_duel(trials: int = DUEL_TRIALS, ref_trials: int = DUEL_REF_TRIALS, console=None) -> dict:
     """The duel kernel with ``sampling: table`` (one draw per attack) and ``sampling: dice``
     (die by die) against the pure-Python reference, all timed in interleaved rounds."""
     import yaml
 
     from analyzer.core import scenario as scenario_mod
-    from analyzer.bench.suite import STATEFUL_TARGET, row
     from analyzer.run.runner import point_key, prepare_point
 
     n_chunks = -(-trials // CHUNK_TRIALS)
@@ -51,7 +54,7 @@ def bench_duel(trials: int = 2_000_000, ref_trials: int = 4000, console=None) ->
         prepared.run_kernel(sc.spec.seed, key, 0, 2, CHUNK_TRIALS, 2 * CHUNK_TRIALS)   # compile / load from cache
         runs[sampling] = (lambda p=prepared, k=key, s=sc.spec.seed:
                           p.run_kernel(s, k, 0, n_chunks, CHUNK_TRIALS, trials))
-    ref = load_reference()
+    ref = load_reference(REFERENCE)
     raw = yaml.safe_load(DUEL_SCENARIO.read_text())
     data = ref.load_data()
     t_table, t_dice, t_ref = interleaved_best(
@@ -126,9 +129,13 @@ def bench_attack_exact(n_dice: int = 40, console=None) -> dict:
     return out
 
 
-@register_benchmark("dw-duel")
+@register_benchmark("dw-duel", questions=(("dystopian_wars", "duel"),), scenarios=(DUEL_SCENARIO,),
+                    references=(REFERENCE,), scaling=DUEL_SCENARIO)
 def _bench_duel_cli(console=None, trials: int | None = None) -> dict:
-    return bench_duel(trials or 2_000_000, 4000, console)
+    return bench_duel(trials or DUEL_TRIALS, scaled(DUEL_REF_TRIALS, trials, DUEL_TRIALS), console)
+
+
+register_dask_benchmark(DUEL_SCENARIO)          # analyzer bench dask: the Dask backend on the duel
 
 
 @register_benchmark("dw-attack-exact")
@@ -159,7 +166,6 @@ def bench_balance_matchup(trials: int = 100_000, console=None, rounds: int = 1) 
     from analyzer import api
     from analyzer.analyses.balance import matchup
     from analyzer.core import scenario as scenario_mod
-    from analyzer.bench.suite import row
 
     base = {"game": "dystopian_wars", "question": "duel", "seed": 1, "trials": trials,
             "params": {"range": {"mode": "closing", "start": 30, "min_distance": 4},
@@ -214,7 +220,33 @@ def bench_balance_matchup(trials: int = 100_000, console=None, rounds: int = 1) 
 MIN_TRIALS = 64
 
 
-@register_benchmark("balance-matchup")
+@register_benchmark("balance-matchup", quick_trials=10_000)
 def _bench_balance_matchup_cli(console=None, trials: int | None = None) -> dict:
     n = trials or 100_000
     return bench_balance_matchup(n, console, rounds=2 if n >= 50_000 else 1)   # --quick: one round
+
+
+_M = 1_000_000
+register_kernel_benches(REFERENCE, {
+    "dw-attack": KernelBench(
+        "dystopian_wars", "attack", "dystopian_wars/attack_ad10.yaml",
+        "10 attack dice (primary, range band 2) against DR 5 / CR 8 / 6 HP (Monte-Carlo side)", "single-step",
+        20 * _M, 2 * _M, 60_000, scaling=True),
+    "dw-boarding": KernelBench(
+        "dystopian_wars", "boarding", "dystopian_wars/boarding_ap_sweep.yaml",
+        "4 AP boarding 4 AP through 3 defence dice", "single-step", 20 * _M, 2 * _M, 60_000,
+        {"attacker_ap": 4, "defender_ap": 4}),
+    "dw-collision": KernelBench(
+        "dystopian_wars", "collision", "dystopian_wars/collision_terrain.yaml",
+        "a cruiser colliding with light terrain", "single-step", 20 * _M, 2 * _M, 130_000, {"terrain": "light"}),
+    "dw-ram": KernelBench(
+        "dystopian_wars", "ram", "dystopian_wars/ram_battleship_vs_cruiser.yaml",
+        "a battleship ramming an undamaged cruiser", "single-step", 20 * _M, 2 * _M, 80_000, {"rammed.hp_lost": 0}),
+    "dw-rout-test": KernelBench(
+        "dystopian_wars", "rout_test", "dystopian_wars/rout_test_table.yaml",
+        "a squadron of 4 after losing 1 model, in command", "single-step", 20 * _M, 2 * _M, 300_000,
+        {"models_lost": 1, "commodore_lost": False, "out_of_command": False}),
+    "dw-fire-allocation": KernelBench(
+        "dystopian_wars", "fire_allocation", "dystopian_wars/fire_allocation_turrets_vs_frigates.yaml",
+        "two AD 13 turrets, every allocation over 4 frigates", "stateful", 1 * _M, 100_000, 1_000),
+})

@@ -12,6 +12,7 @@ target in every band, the settings and the dice tables) and runs
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Literal
 
@@ -24,7 +25,7 @@ from analyzer.games.dystopian_wars.rules import (AIR, SMALL_HP_CODE, WEAPON_CODE
                                                   hit_faces, hits_distribution, illegal_reason, options, plain_faces,
                                                   rout_faces, to_hit_number)
 from analyzer.games.counters import POOL_COUNTERS
-from analyzer.core.questions import Context, Counter, Metric, Prepared, Question, register
+from analyzer.core.questions import Context, Counter, Metric, PointsCost, Prepared, Question, register
 from kernels.dystopian_wars import duel as k
 
 Policy = Literal["first", "weakest", "strongest", "spread", "random"]
@@ -387,3 +388,33 @@ class Duel(Question):
     def plots(self, meta, points, dists):
         from analyzer.games.dystopian_wars import plots as dw_plots  # matplotlib only when plotting
         return dw_plots.duel_figures(meta, points, dists)
+
+    def points_cost(self, sc, side: dict) -> PointsCost:
+        """Sum of the fleet profiles' ``points`` x count (profiles of fleets/*.yaml)."""
+        ctx = sc.context(sc.points[0])
+        gd = GameData(ctx, profiles=True)
+        total = 0.0
+        for s_i, sq in enumerate(side["squadrons"]):
+            for e_i, e in enumerate(sq["models"]):
+                prof = gd.profile(e["profile"], f"squadrons[{s_i}].models[{e_i}].profile")
+                if "points" not in prof:
+                    return PointsCost(None, f"profile {e['profile']} has no points")
+                gd.use_profile(e["profile"], "points")
+                total += float(prof["points"]) * int(e.get("count", 1))
+        gd.finish()
+        return PointsCost(total, "fleet profile points x count", tuple(ph.as_dict() for ph in ctx.placeholders))
+
+    def scale_force(self, sc, side: dict, copies: int) -> dict:
+        """``copies`` copies of a side: every model entry's count times ``copies``; the fleet
+        commodore stays one model (the other copies are plain models of its profile)."""
+        side = copy.deepcopy(side)
+        for sq in side["squadrons"]:
+            models = []
+            for e in sq["models"]:
+                if e.get("commodore"):
+                    models.append(e)
+                    models.append({**e, "commodore": False, "count": int(e.get("count", 1)) * copies - 1})
+                else:
+                    models.append({**e, "count": int(e.get("count", 1)) * copies})
+            sq["models"] = [e for e in models if e.get("count", 1) > 0]
+        return side

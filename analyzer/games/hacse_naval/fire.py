@@ -4,7 +4,7 @@ docs/models/hacse_naval.md §4.5. The fire deals 2 damage at once to a random ro
 then each round one extinguishing roll for the whole ship ("dreifache Basiszahl überwürfeln",
 dice a placeholder) and, if it fails, 2 damage per burning fire; the damage may start new fires
 (rule fire_spreads). The loop is capped at ``kernels.hacse_naval.fire.MAX_FIRE_ROUNDS``.
-Stateful: its oracle is the pure-Python reference (tests/reference/hacse_naval.py).
+Stateful: its oracle is the pure-Python reference (analyzer/games/hacse_naval/reference.py).
 """
 from __future__ import annotations
 

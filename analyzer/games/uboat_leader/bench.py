@@ -1,42 +1,51 @@
-"""``analyzer bench uboat-engagement`` / ``uboat-campaign``: the engagement and campaign kernels'
-trials/s against their pure-Python references (tests/reference/uboat_leader.py,
-tests/reference/uboat_leader_campaign.py) on the same battle / campaign, measured in the same run."""
+"""``analyzer bench uboat-engagement`` / ``uboat-campaign`` / ``uboat-loadout``: the engagement,
+campaign and loadout kernels' trials/s against their pure-Python references (``reference.py`` and
+``reference_campaign.py`` beside this module) on the same battle / campaign, measured in the same
+run; and the rows of the other U-Boat Leader kernels (:func:`analyzer.bench.kernels.register_kernel_benches`)."""
 from __future__ import annotations
 
-from analyzer.bench.harness import kernel_vs_reference, register_benchmark
+from analyzer.bench.harness import STATEFUL_TARGET, kernel_vs_reference, register_benchmark, scaled
+from analyzer.bench.kernels import KernelBench, register_kernel_benches
 from analyzer.core.questions import SCENARIO_ROOT
 
+#: the pure-Python references (ship with the game, not imported with it): the tactical
+#: questions' and the campaign's
+REFERENCE = f"{__package__}.reference"
+CAMPAIGN_REFERENCE = f"{__package__}.reference_campaign"
 SCENARIO = SCENARIO_ROOT / "uboat_leader" / "convoy37_engagement.yaml"
 CAMPAIGN_SCENARIO = SCENARIO_ROOT / "uboat_leader" / "campaign_example_fleet.yaml"
-TARGET_RATIO = 300  # issue "performance": every stateful kernel >= 300x its pure-Python reference
+LOADOUT_SCENARIO = SCENARIO_ROOT / "uboat_leader" / "loadout_example_fleets.yaml"
+TARGET_RATIO = STATEFUL_TARGET  # issue "performance": every stateful kernel >= 300x its pure-Python reference
+#: kernel and reference trials of a full run
+ENGAGEMENT_TRIALS, ENGAGEMENT_REF_TRIALS = 2_000_000, 3_000
+CAMPAIGN_TRIALS, CAMPAIGN_REF_TRIALS = 500_000, 1_000
+LOADOUT_TRIALS, LOADOUT_REF_TRIALS = 100_000, 100
 
 
-def bench_engagement(trials: int = 2_000_000, ref_trials: int = 3_000, console=None) -> dict:
+def bench_engagement(trials: int = ENGAGEMENT_TRIALS, ref_trials: int = ENGAGEMENT_REF_TRIALS,
+                     console=None) -> dict:
     """Kernel and reference trials/s on convoy card 37 against a veteran U-98 (first point of
     scenarios/uboat_leader/convoy37_engagement.yaml: surfaced approach)."""
-    return kernel_vs_reference(SCENARIO, point=0, game="uboat_leader", question="engagement", trials=trials,
+    return kernel_vs_reference(SCENARIO, point=0, question="engagement", reference=REFERENCE, trials=trials,
                                ref_trials=ref_trials, target=TARGET_RATIO, params_dump={},
                                describe="battle: convoy card 37 (2 E + 4 M) vs veteran U-98, surfaced approach",
                                console=console)
 
 
-def bench_campaign(trials: int = 500_000, ref_trials: int = 1_000, console=None) -> dict:
+def bench_campaign(trials: int = CAMPAIGN_TRIALS, ref_trials: int = CAMPAIGN_REF_TRIALS, console=None) -> dict:
     """Kernel and reference campaigns/s on the source's example fleet (first point of
     scenarios/uboat_leader/campaign_example_fleet.yaml: short Comienza la Batalla, contacts on the
     tactical display, Intelligence bought with the 3 SO left)."""
     def simulate(ref, params, rules, n):
         ref.simulate(params, rules, ref.load_campaign_data(str(CAMPAIGN_SCENARIO.parent)), n, 1)
-    return kernel_vs_reference(CAMPAIGN_SCENARIO, point=0, game="uboat_leader", question="campaign", trials=trials,
-                               ref_trials=ref_trials, target=TARGET_RATIO, reference="uboat_leader_campaign",
-                               simulate=simulate, params_dump={"exclude_none": True},
+    return kernel_vs_reference(CAMPAIGN_SCENARIO, point=0, question="campaign", reference=CAMPAIGN_REFERENCE,
+                               trials=trials, ref_trials=ref_trials, target=TARGET_RATIO, simulate=simulate,
+                               params_dump={"exclude_none": True},
                                describe="campaign: example fleet (U-43, U-47, U-51, U-56), short Comienza la Batalla",
                                console=console)
 
 
-LOADOUT_SCENARIO = SCENARIO_ROOT / "uboat_leader" / "loadout_example_fleets.yaml"
-
-
-def bench_loadout(trials: int = 100_000, ref_trials: int = 100, console=None) -> dict:
+def bench_loadout(trials: int = LOADOUT_TRIALS, ref_trials: int = LOADOUT_REF_TRIALS, console=None) -> dict:
     """Loadout trials/s (every fleet of scenarios/uboat_leader/loadout_example_fleets.yaml played
     on shared streams in each trial) against the campaign reference playing each fleet once."""
     def simulate(ref, params, rules, n):
@@ -47,23 +56,43 @@ def bench_loadout(trials: int = 100_000, ref_trials: int = 100, console=None) ->
             if plan.get("so") is not None:
                 policy["so"] = plan["so"]
             ref.simulate(dict(base, fleet=plan["fleet"], policy=policy), rules, data, n, 1)
-    return kernel_vs_reference(LOADOUT_SCENARIO, point=0, game="uboat_leader", question="loadout", trials=trials,
-                               ref_trials=ref_trials, target=TARGET_RATIO, reference="uboat_leader_campaign",
-                               simulate=simulate, params_dump={"exclude_none": True},
+    return kernel_vs_reference(LOADOUT_SCENARIO, point=0, question="loadout", reference=CAMPAIGN_REFERENCE,
+                               trials=trials, ref_trials=ref_trials, target=TARGET_RATIO, simulate=simulate,
+                               params_dump={"exclude_none": True},
                                describe="loadout: the example fleet and four alternatives on common random numbers",
                                console=console)
 
 
-@register_benchmark("uboat-loadout")
+@register_benchmark("uboat-loadout", questions=(("uboat_leader", "loadout"),), scenarios=(LOADOUT_SCENARIO,),
+                    references=(CAMPAIGN_REFERENCE,), quick_trials=20_000, target=TARGET_RATIO)
 def _bench_loadout_cli(console=None, trials: int | None = None) -> dict:
-    return bench_loadout(trials or 100_000, console=console)
+    # a reference trial plays every fleet (5 campaigns): 20 of them already time 100 campaigns
+    return bench_loadout(trials or LOADOUT_TRIALS, scaled(LOADOUT_REF_TRIALS, trials, LOADOUT_TRIALS, floor=20),
+                         console=console)
 
 
-@register_benchmark("uboat-engagement")
+@register_benchmark("uboat-engagement", questions=(("uboat_leader", "engagement"),), scenarios=(SCENARIO,),
+                    references=(REFERENCE,), scaling=SCENARIO, target=TARGET_RATIO)
 def _bench_cli(console=None, trials: int | None = None) -> dict:
-    return bench_engagement(trials or 2_000_000, console=console)
+    return bench_engagement(trials or ENGAGEMENT_TRIALS, scaled(ENGAGEMENT_REF_TRIALS, trials, ENGAGEMENT_TRIALS),
+                            console=console)
 
 
-@register_benchmark("uboat-campaign")
+@register_benchmark("uboat-campaign", questions=(("uboat_leader", "campaign"),), scenarios=(CAMPAIGN_SCENARIO,),
+                    references=(CAMPAIGN_REFERENCE,), scaling=CAMPAIGN_SCENARIO, quick_trials=50_000,
+                    target=TARGET_RATIO)
 def _bench_campaign_cli(console=None, trials: int | None = None) -> dict:
-    return bench_campaign(trials or 500_000, console=console)
+    return bench_campaign(trials or CAMPAIGN_TRIALS, scaled(CAMPAIGN_REF_TRIALS, trials, CAMPAIGN_TRIALS),
+                          console=console)
+
+
+_M = 1_000_000
+register_kernel_benches(REFERENCE, {
+    "uboat-escort-detection": KernelBench(
+        "uboat_leader", "escort_detection", "uboat_leader/escort_detection_example.yaml",
+        "one escort against a surfaced U-boat at range 3, 1 Alerted marker", "single-step", 20 * _M, 2 * _M,
+        80_000),
+    "uboat-wolfpack": KernelBench(
+        "uboat_leader", "wolfpack", "uboat_leader/wolfpack_size.yaml", "3 candidates rolling to join the pack",
+        "stateful", 20 * _M, 2 * _M, 100_000, {"candidates": 3}),
+})

@@ -21,7 +21,7 @@ from analyzer.games.uboat_leader.campaign_compile import MAX_FLEET, N_BINS, comp
 from analyzer.games.uboat_leader.data import GameData
 from analyzer.games.uboat_leader.engagement import PolicyParams
 from analyzer.games.uboat_leader.rules import DIGEST, ENGAGEMENT_OPTIONS, WOLFPACK_OPTIONS, module_placeholders
-from analyzer.core.questions import Context, Counter, Metric, Prepared, Question, RuleOption, register
+from analyzer.core.questions import Context, Counter, Metric, PointsCost, Prepared, Question, RuleOption, register
 from kernels.uboat_leader import campaign_state as CS
 from kernels.uboat_leader.campaign import campaign_kernel
 
@@ -270,6 +270,8 @@ class Campaign(Question):
     Params = CampaignParams
     rule_options = CAMPAIGN_OPTIONS + ENGAGEMENT_OPTIONS + WOLFPACK_OPTIONS
     primary_metric = "vp"
+    not_scalable = ("U-Boat Leader fleets cannot be scaled: each U-boat at most once, within the sheet's SO "
+                    "(campaign spec §14.2)")
 
     def prepare(self, p: CampaignParams, ctx: Context) -> Prepared:
         gd = GameData(ctx)
@@ -285,3 +287,16 @@ class Campaign(Question):
     def plots(self, meta, points, dists):
         from analyzer.games.uboat_leader import plots  # matplotlib only when plotting
         return plots.campaign_figures(meta, points, dists)
+
+    def points_cost(self, sc, overrides: dict) -> PointsCost:
+        """The fleet's SO purchase cost (card levels, advanced torpedoes, missions), as
+        :meth:`prepare` computes it, on the point of ``sc`` with ``overrides`` (a field contender)."""
+        from analyzer.core import scenario as scenario_mod
+
+        cell = scenario_mod.load(sc.path, sweep={p: [v] for p, v in overrides.items()})
+        point = cell.points[0]
+        ctx = cell.context(point)
+        gd = GameData(ctx)
+        arrays = compile_campaign(point.params, ctx, gd)
+        return PointsCost(float(arrays.fleet_cost), f"SO purchase cost (of {arrays.so_total:g} SO)",
+                          tuple(ph.as_dict() for ph in gd.used if "cost" in ph.path))

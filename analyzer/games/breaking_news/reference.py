@@ -19,7 +19,11 @@ from fractions import Fraction
 import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA_DIR = os.path.join(HERE, "..", "..", "scenarios", "breaking_news", "data")
+# the shipped data: the installed package's copy (analyzer/scenarios) or the repository's scenarios/
+SHIPPED = os.path.join(HERE, "..", "..", "scenarios")
+if not os.path.isdir(SHIPPED):
+    SHIPPED = os.path.join(HERE, "..", "..", "..", "scenarios")
+DATA_DIR = os.path.join(SHIPPED, "breaking_news", "data")
 
 DEFAULT_RULES = {
     "burst_overflow": "per_point_over_6", "burst_weapons": "multi_die", "aimed_over_6": "no_hit",

@@ -20,7 +20,9 @@ from pathlib import Path
 
 import yaml
 
-DEFAULT_DIR = Path(__file__).resolve().parents[2] / "scenarios" / "b17"
+#: the shipped data: the installed package's copy (analyzer/scenarios) or the repository's scenarios/
+_PACKAGED = Path(__file__).resolve().parents[2] / "scenarios" / "b17"
+DEFAULT_DIR = _PACKAGED if _PACKAGED.is_dir() else Path(__file__).resolve().parents[3] / "scenarios" / "b17"
 
 QUESTIONS = ("gun_shot", "gun_matrix", "attack_wave", "mission")
 CLOCKS = ("12:00", "1:30", "3:00", "4:30", "6:00", "7:30", "9:00", "10:30")

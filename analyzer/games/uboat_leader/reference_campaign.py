@@ -4,9 +4,9 @@ Spec: ``docs/models/uboat_leader_campaign.md`` (section numbers C§n below refer
 G# to the rule digest). One trial = one whole campaign: Strategic, Operations, Tactical and
 Refit segments, turn after turn, until every U-boat has reached its patrol limit or is lost
 (or the named cap ``max_turns``). Randomness: ``random.Random(seed)`` only (the tactical
-engagement oracle it calls uses the same generator). Nothing is imported from ``analyzer``
-or ``kernels``; the only game code used is the independent engagement reference
-``tests/reference/uboat_leader.py`` (contact model ``engagement``).
+engagement oracle it calls uses the same generator). Nothing of the production code in
+``analyzer`` or ``kernels`` is used; the only game code used is the independent engagement
+reference beside it, ``analyzer/games/uboat_leader/reference.py`` (contact model ``engagement``).
 
 Public API: ``load_campaign_data(folder=None)``, ``run_campaign(params, rules, data, seed)``
 (one trial -> dict of metrics), ``simulate(params, rules, data, n, seed)`` (metric -> list).
@@ -20,10 +20,7 @@ import random
 
 import yaml
 
-try:  # the engagement oracle (issue 6); imported as a sibling module
-    from tests.reference import uboat_leader as E
-except ImportError:  # pragma: no cover - run from inside tests/reference
-    import uboat_leader as E  # type: ignore
+from analyzer.games.uboat_leader import reference as E  # the engagement oracle (issue 6), its sibling
 
 DEFAULT_DIR = E.DEFAULT_DIR
 LEVELS = ("green", "trained", "veteran", "ace")

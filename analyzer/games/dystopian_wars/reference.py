@@ -84,7 +84,10 @@ def unwrap(x):
 
 
 def _default_root():
-    return pathlib.Path(__file__).resolve().parents[2] / "scenarios" / GAME
+    """The shipped data: the installed package's copy (analyzer/scenarios) or the repository's scenarios/."""
+    here = pathlib.Path(__file__).resolve()
+    packaged = here.parents[2] / "scenarios" / GAME
+    return packaged if packaged.is_dir() else here.parents[3] / "scenarios" / GAME
 
 
 def load_data(path_or_none=None):

@@ -16,7 +16,10 @@ import random
 
 import yaml
 
+# the shipped data: the installed package's copy (analyzer/scenarios) or the repository's scenarios/
 DEFAULT_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "scenarios", "hacse_naval")
+if not os.path.isdir(DEFAULT_DIR):
+    DEFAULT_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "..", "scenarios", "hacse_naval")
 QUESTIONS = ("depth_charge", "depth_charge_pattern", "torpedo_salvo", "mine_field", "fire", "sighting")
 METRICS = {
     "depth_charge": ("damage", "p_sunk", "p_leaking", "thrower_damage", "total_damage"),

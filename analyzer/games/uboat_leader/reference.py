@@ -21,7 +21,10 @@ import yaml
 
 GAME = "uboat_leader"
 QUESTIONS = ("escort_detection", "wolfpack", "engagement")
-DEFAULT_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "scenarios", "uboat_leader")
+# the shipped data: the installed package's copy (analyzer/scenarios) or the repository's scenarios/
+DEFAULT_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "scenarios", GAME)
+if not os.path.isdir(DEFAULT_DIR):
+    DEFAULT_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "..", "scenarios", GAME)
 
 METRICS = {
     "escort_detection": ("p_detected", "p_evaded", "stress_added", "in_range"),

@@ -1,0 +1,145 @@
+"""``analyzer run`` and ``analyzer exact``: a scenario's answer, simulated or exact, in a run folder
+and a summary table."""
+from __future__ import annotations
+
+from contextlib import closing
+import json
+import time
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from analyzer.cli.common import RUNS_OUT, SVG, THREADS, api, check_out, fail, load_all, preflight, progress_factory, \
+    reported, set_threads
+from analyzer.cli.summary import print_summary
+from analyzer.core import interrupt
+
+
+def run(
+    targets: Optional[List[str]] = typer.Argument(None, help="Scenario files, folders (every scenario below) "
+                                                 "or globs."),
+    trials: Optional[int] = typer.Option(None, "--trials", "-n", help="Trials per sweep point (overrides the file)."),
+    precision: Optional[float] = typer.Option(None, help="Run until the 95% CI half-width of the primary "
+                                              "metric (or precision_metric) is below this, up to max_trials."),
+    seed: Optional[int] = typer.Option(None, help="Random seed (overrides the file; default fixed and recorded)."),
+    threads: Optional[int] = THREADS,
+    out: Path = RUNS_OUT,
+    json_out: bool = typer.Option(False, "--json", help="Print summary.json to stdout and nothing else on stdout."),
+    svg: bool = SVG,
+    force: bool = typer.Option(False, help="Allow more than 10^10 trials per point."),
+    no_progress: bool = typer.Option(False, help="Hide progress bars."),
+    resume: Optional[Path] = typer.Option(None, "--resume", metavar="RUN_DIR",
+                                          help="Continue an interrupted run in its folder (same scenario, seed "
+                                          "and trials; gives the tables an uninterrupted run gives)."),
+    backend_name: str = typer.Option("local", "--backend", metavar="local|dask",
+                                     help="Where the trials run: 'local' (this process, numba threads) or 'dask' "
+                                     "(tasks on a distributed cluster: an in-process one, or --scheduler's). "
+                                     "Results are identical for the same seed."),
+    scheduler: Optional[str] = typer.Option(None, metavar="tcp://HOST:PORT",
+                                            help="With --backend dask: a running scheduler ('dask scheduler'; "
+                                            "workers started with 'dask worker tcp://HOST:PORT')."),
+    workers: Optional[int] = typer.Option(None, min=1, help="With --backend dask and no --scheduler: worker "
+                                          "processes of the in-process cluster (default 2)."),
+):
+    """Monte-Carlo every sweep point of each scenario and write a run folder per scenario.
+
+    The run folder exists from the start, marked incomplete in manifest.json, and keeps each
+    point's progress; after Ctrl-C, SIGTERM or a crash, 'analyzer run --resume RUN_DIR' continues it."""
+    used_threads = set_threads(threads)
+    from analyzer.run.backends import make_backend
+    try:
+        backend = make_backend(backend_name, scheduler=scheduler, workers=workers)
+    except ValueError as e:
+        fail(str(e))
+    if resume is not None:
+        given = [name for name, v in (("a scenario", targets), ("--trials", trials), ("--precision", precision),
+                                      ("--seed", seed), ("--force", force or None),
+                                      ("--out", out if out != Path("results") else None)) if v]
+        if given:
+            fail(f"--resume continues RUN_DIR with the scenario, seed and trials it started with, in place; "
+                 f"drop {', '.join(given)}")
+        from analyzer.outputs import checkpoint
+        loaded = [checkpoint.load_scenario(resume)]
+        preflight(loaded, resume, "--resume")
+    else:
+        if not targets:
+            fail("give scenario files, folders or globs to run, or --resume RUN_DIR")
+        loaded = load_all(targets, trials=trials, precision=precision, seed=seed, force=force)
+        preflight(loaded, out)
+    progress, factory = progress_factory(not no_progress and not json_out)
+    summaries = []
+    formats = ("png", "svg") if svg else ("png",)
+    with interrupt.handling(), closing(backend):  # Ctrl-C / SIGTERM: stop between kernel calls, never mid-write
+        if backend.name == "dask":
+            _start(backend, scheduler)
+        for sc in loaded:
+            with reported(lambda e: _stopped(e, sc.name, summaries)):
+                if progress:
+                    with progress:
+                        run_dir, summary = api.run_to_folder(sc, out, threads=used_threads, formats=formats,
+                                                             progress=factory, resume=resume, backend=backend)
+                else:
+                    run_dir, summary = api.run_to_folder(sc, out, threads=used_threads, formats=formats,
+                                                         resume=resume, backend=backend)
+            summary["run_dir"] = str(run_dir)
+            summaries.append(summary)
+            if not json_out:
+                print_summary(summary, run_dir)
+    if json_out:
+        typer.echo(json.dumps(summaries[0] if len(summaries) == 1 else summaries, indent=2))
+
+
+def _start(backend, scheduler: Optional[str]) -> None:
+    """Start the Dask cluster; a stop meanwhile leaves nothing written."""
+    from analyzer.run.backends import BackendError
+    with reported("stopped while the cluster started; nothing was written"):
+        try:
+            backend.start()
+        except BackendError:
+            raise                 # its own line: no scheduler answers at --scheduler, or it has no workers
+        except OSError as e:      # a cluster that cannot start
+            fail(f"--backend dask: cannot reach the cluster ({scheduler or 'in-process'}): {e}")
+        interrupt.check()
+
+
+def _stopped(e: interrupt.RunInterrupted, name: str, summaries: list[dict]) -> str:
+    """What a stop during scenario ``name`` left (``summaries``: the scenarios completed before it):
+    its folder complete (the signal came while the outputs were written), saved and how to resume
+    it, or nothing."""
+    from analyzer.outputs.checkpoint import resume_command
+    done = ", ".join(s["run_dir"] for s in summaries) or "none"
+    if getattr(e, "completed", False):
+        return (f"arrived while {name}'s outputs were written; they were completed first: the run is complete in "
+                f"{e.run_dir}; no later scenario was run (completed before it: {done})")
+    where = (f"{name} saved, incomplete, in {e.run_dir}; continue it with: {resume_command(e.run_dir)}"
+             if e.run_dir else f"nothing of {name} was written")
+    return f"stopped between kernel calls; {where} (scenarios completed before it: {done})"
+
+
+def exact(
+    target: Path = typer.Argument(..., help="A scenario file."),
+    out: Path = RUNS_OUT,
+    json_out: bool = typer.Option(False, "--json", help="Print the summary JSON to stdout only."),
+    write: bool = typer.Option(True, help="Write a run folder (tables and plots) as 'run' does."),
+):
+    """Exact answer where the question supports it (same summary as 'run', se = 0).
+
+    Exits with code 2 and a message where the question has no exact mode."""
+    sc = load_all([str(target)], trials_guard=False)[0]    # exact runs no trials: no trial guard
+    if write:
+        check_out(out)                   # before computing: an unusable --out must not cost the answer
+    t0 = time.perf_counter()
+    results = api.exact(sc)
+    run_dir = None
+    if write:
+        run_dir, summary = api.write_run(sc, results, out, mode="exact", threads=1,
+                                         wall_seconds=time.perf_counter() - t0)
+        summary["run_dir"] = str(run_dir)
+    else:
+        from analyzer.outputs import writer as outputs
+        summary = outputs.summary_dict(sc, results, "exact")
+    if json_out:
+        typer.echo(json.dumps(summary, indent=2))
+    else:
+        print_summary(summary, run_dir)
