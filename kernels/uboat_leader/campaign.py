@@ -9,6 +9,18 @@ contact model (C§7.5) or on the tactical display by the engagement kernel's rou
 through the campaign; the target decks and the Tactics cup are fresh for every contact and
 every Attack mission (C§7.4).
 
+The kernel reads one compiled point as a :class:`~kernels.uboat_leader.campaign_state.CampaignArgs`
+(``args.next_area``) and keeps a trial's state in one
+:class:`~kernels.uboat_leader.campaign_state.CampaignWorkspace` per chunk (``ws.boats``). The
+segments and the rarer steps take the two records; the helpers called once per Event, torpedo
+or boat take the few arrays they read, by name (a call passes every array as 5 + 2 * ndim
+machine words, and the records hold 42 arrays). The segments, each called from one place, are
+inlined (:func:`~kernels._jit.hot_jit`) as the duel's phases are, and so are the move and the
+pack; the engagement round takes its arrays by name (:mod:`kernels.uboat_leader.campaign_engagement`).
+Measured against the positional kernel before (1 thread, both in one process, interleaved,
+identical results): the example campaign 1.02-1.05x, an abstract-model campaign with a mine
+mission 1.05-1.12x, the loadout example 1.00-1.06x; a cold compile ~15 s longer.
+
 "Cn" below = section n of the campaign spec; "l.n" = line of the Spanish source it quotes.
 Every loop is bounded: moves by the Area count (a route that fails is counted in
 ``CT_ROUTE_FAILED``), contacts by the Contact Table, raider attacks by ``raider_max_attacks``,
@@ -18,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernels._jit import jit, parallel_jit, unmanaged_jit
+from kernels._jit import hot_jit, jit, parallel_jit, unmanaged_jit
 from kernels.driver import run_trials
 from kernels.rng import roll_die
 from kernels.uboat_leader.campaign_state import (
@@ -29,9 +41,9 @@ from kernels.uboat_leader.campaign_state import (
     BS_READY, BS_SEEKER, BS_STORED, BS_T5, CB_AMMO, CB_AREA, CB_ATTACKED, CB_ATTACKED_NOW,
     CB_CONTACT_BONUS, CB_DEST, CB_FAT, CB_HOME, CB_LEVEL, CB_LOST, CB_MINES, CB_MISSION_NOW, CB_MPOS,
     CB_PATROLS, CB_READY, CB_RETIRED, CB_SEARCH, CB_SEARCHED, CB_STORED, CB_STRESS, CB_T5,
-    CB_TURNS_AT_SEA, CB_VP, CB_XP, CB_XP_TOTAL, CT_ROUTE_FAILED, CT_TURN_CAP, CV_N_ESCORTS,
-    CV_N_SLOTS, CV_NAVAL, D_CONVOYS, D_EVENTS, EV_CONTACT, EV_N, EV_STRESS, EV_STRESS_ROLL, EV_TYPE,
-    G_BOUGHT, G_COUNTER_AREA, G_SO, G_TURN, HALF_EARLY, HALF_LATE, K_ABORT_BAND, K_AIR_CHOICE,
+    CB_TURNS_AT_SEA, CB_VP, CB_XP, CB_XP_TOTAL, CR_CONTACTS, CR_MIN_ROLL, CT_ROUTE_FAILED, CT_TURN_CAP,
+    CV_N_ESCORTS, CV_N_SLOTS, CV_NAVAL, D_CONVOYS, D_EVENTS, EV_CONTACT, EV_N, EV_STRESS, EV_STRESS_ROLL,
+    EV_TYPE, G_BOUGHT, G_COUNTER_AREA, G_SO, G_TURN, HALF_EARLY, HALF_LATE, K_ABORT_BAND, K_AIR_CHOICE,
     K_ATT_JOINERS_NOT_SEARCHED, K_ATT_UNTIL_PORT, K_ATTACK, K_ATTACK_K, K_BOX_PLUS_MOVE,
     K_CAL_ADVANCING, K_CAL_YEAR, K_CONTACT_ENGAGEMENT, K_CM_ATTACKED, K_CM_INTEL, K_CM_SEEKER, K_CM_WARNING,
     K_COOL_IN_PORT,
@@ -45,15 +57,16 @@ from kernels.uboat_leader.campaign_state import (
     K_SO_START, K_SPLIT_YEAR, K_START_MONTH, K_START_YEAR, K_STRATEGIC_ONLY, K_STRESS_FAILS,
     K_SUBMERGED, K_SUPPLY_STRESS, K_TACTICS_IN_USE, K_TORPEDO_MOD0, K_UNFIT_TACTICAL,
     K_WARN_ATTACK_ONLY, K_WARN_CAMPAIGN, K_WP_ALERTED_PER, K_WP_ATTACKED_MOD, K_WP_JOIN_MIN,
-    K_WP_STRESS_PER, M_ATTACK_VP, M_ATTACKS, M_BOATS_LOST, M_CONTACTS, M_MINE_VP, M_MISSION_VP,
-    M_MISSIONS_FAILED, M_P_TURN_CAP, M_PATROLS, M_RAIDER_VP, M_SHIPS_SUNK, M_SO_LEFT, M_SO_SPENT,
-    M_TURNS, M_VP, M_XP, MS_ATTACK, MS_MINE, N_BOAT_METRICS, N_CAMPAIGN_DECKS, N_CB_FIELDS,
+    K_WP_STRESS_PER, LV_SHEET_INDEX, LV_VP, M_ATTACK_VP, M_ATTACKS, M_BOATS_LOST, M_CONTACTS, M_MINE_VP,
+    M_MISSION_VP, M_MISSIONS_FAILED, M_P_TURN_CAP, M_PATROLS, M_RAIDER_VP, M_SHIPS_SUNK, M_SO_LEFT,
+    M_SO_SPENT, M_TURNS, M_VP, M_XP, MS_ATTACK, MS_MINE, N_BOAT_METRICS, N_CAMPAIGN_DECKS, N_CB_FIELDS,
     N_COUNTERS, N_FIXED_METRICS, N_G_FIELDS, N_MAP_COUNTERS, N_PK_FIELDS, N_SH_FIELDS, NO_MISSION,
     NO_XP_NEXT, O_AIR_SEARCH, O_INTELLIGENCE, O_PRIORITY_RR, O_RADIO_CALL, O_SUPPLY_SHIP, PACK_NEVER,
     PACK_ESCORTS_AT_LEAST, PK_AMMO0, PK_BOAT, PK_FIRED, PK_TORPEDOES0, PROMOTE_ANYWHERE,
     PROMOTE_IN_PORT, RADIO_ALWAYS, RADIO_ESCORTS_AT_LEAST, RELOAD_PORT_ONLY,
     RELOAD_POST_COMBAT_AND_REFIT, ROW_EV, ROW_GS, ROW_TS, SH_CARD, SH_CHIT, SH_DECK, SH_ESCORT,
-    SH_HEAVY, SH_LIGHT, SH_NEW, SH_SUNK, SO_COST, SO_MAX, SO_ORDER, SO_UNLIMITED)
+    SH_HEAVY, SH_LIGHT, SH_NEW, SH_SUNK, SHIP_ROWS, SO_COST, SO_MAX, SO_ORDER, SO_UNLIMITED,
+    CampaignWorkspace)
 from kernels.uboat_leader.campaign_engagement import choose_torpedo, fight_engagement
 from kernels.uboat_leader.decks import deck_discard, deck_draw, deck_reset
 from kernels.uboat_leader.state import (
@@ -67,200 +80,204 @@ from kernels.uboat_leader.state import N_METRICS as N_ENGAGEMENT_METRICS
 ARRIVED, UNFIT, STOPPED = 0, 1, 2
 #: "no limit" on Areas per move (map_movement: unlimited)
 NO_LIMIT = -1
-#: ship scratch rows: a Convoy card's slots or an Attack box's Naval cards (checked by the compiler)
-ATTACK_BOX_SHIPS = 16
 
 
 # ----------------------------------------------------------------------------- boats
 @unmanaged_jit
-def band(cb, bl, i):
+def band(boats, crew_levels, i):
     """Digest §1.6: okay / shaken / unfit from the current level's Stress bands (A13)."""
-    lv = cb[i, CB_LEVEL]
-    s = cb[i, CB_STRESS]
-    if s <= bl[i, lv, BL_OKAY_MAX]:
+    lv = boats[i, CB_LEVEL]
+    s = boats[i, CB_STRESS]
+    if s <= crew_levels[i, lv, BL_OKAY_MAX]:
         return BAND_OKAY
-    if s <= bl[i, lv, BL_SHAKEN_MAX]:
+    if s <= crew_levels[i, lv, BL_SHAKEN_MAX]:
         return BAND_SHAKEN
     return BAND_UNFIT
 
 
 @unmanaged_jit
-def crew_value(cb, bl, i, field):
+def crew_value(boats, crew_levels, i, field):
     """TS / GS / EV of the crew row in use: the Okay row, else the Shaken row (Unfit too)."""
-    if band(cb, bl, i) == BAND_OKAY:
-        return bl[i, cb[i, CB_LEVEL], field]
-    return bl[i, cb[i, CB_LEVEL], field + 3]
+    if band(boats, crew_levels, i) == BAND_OKAY:
+        return crew_levels[i, boats[i, CB_LEVEL], field]
+    return crew_levels[i, boats[i, CB_LEVEL], field + 3]
 
 
 @unmanaged_jit
-def add_stress(cb, i, n):
+def add_stress(boats, i, n):
     """Stress is never below 0."""
-    cb[i, CB_STRESS] = max(0, cb[i, CB_STRESS] + n)
+    boats[i, CB_STRESS] = max(0, boats[i, CB_STRESS] + n)
 
 
 @unmanaged_jit
-def active(cb, i):
-    return cb[i, CB_RETIRED] == 0 and cb[i, CB_LOST] == 0
+def active(boats, i):
+    return boats[i, CB_RETIRED] == 0 and boats[i, CB_LOST] == 0
 
 
 @unmanaged_jit
-def in_port(cb, at, i):
-    return at[cb[i, CB_AREA], AT_KIND] == AREA_PORT
+def in_port(boats, areas, i):
+    return areas[boats[i, CB_AREA], AT_KIND] == AREA_PORT
 
 
 @unmanaged_jit
-def at_sea(cb, at, i):
-    return active(cb, i) and not in_port(cb, at, i)
+def at_sea(boats, areas, i):
+    return active(boats, i) and not in_port(boats, areas, i)
 
 
 @unmanaged_jit
-def mine_pending(cb, bs, bm, i):
-    for k in range(cb[i, CB_MPOS], bs[i, BS_N_MISSIONS]):
-        if bm[i, k] == MS_MINE:
+def mine_pending(boats, loadouts, missions, i):
+    for k in range(boats[i, CB_MPOS], loadouts[i, BS_N_MISSIONS]):
+        if missions[i, k] == MS_MINE:
             return True
     return False
 
 
 @unmanaged_jit
-def load_out(cb, bs, bm, i):
+def load_out(boats, loadouts, missions, i):
     """C§3.2 load-out rule (setup and the G21 placeholder port resupply ``full``): the
     loadout's torpedoes and ammunition; pending mines replace Stored first, then Ready;
     advanced counters are not replaced, only capped by the torpedoes aboard."""
-    cb[i, CB_READY] = bs[i, BS_READY]
-    cb[i, CB_STORED] = bs[i, BS_STORED]
-    cb[i, CB_AMMO] = bs[i, BS_AMMO]
-    if not mine_pending(cb, bs, bm, i):
-        cb[i, CB_MINES] = 0
-    st = min(cb[i, CB_MINES], cb[i, CB_STORED])
-    cb[i, CB_STORED] -= st
-    cb[i, CB_READY] -= cb[i, CB_MINES] - st
-    torpedoes = cb[i, CB_READY] + cb[i, CB_STORED]
-    cb[i, CB_FAT] = min(cb[i, CB_FAT], torpedoes)
-    cb[i, CB_T5] = min(cb[i, CB_T5], torpedoes - cb[i, CB_FAT])
+    boats[i, CB_READY] = loadouts[i, BS_READY]
+    boats[i, CB_STORED] = loadouts[i, BS_STORED]
+    boats[i, CB_AMMO] = loadouts[i, BS_AMMO]
+    if not mine_pending(boats, loadouts, missions, i):
+        boats[i, CB_MINES] = 0
+    from_stored = min(boats[i, CB_MINES], boats[i, CB_STORED])
+    boats[i, CB_STORED] -= from_stored
+    boats[i, CB_READY] -= boats[i, CB_MINES] - from_stored
+    torpedoes = boats[i, CB_READY] + boats[i, CB_STORED]
+    boats[i, CB_FAT] = min(boats[i, CB_FAT], torpedoes)
+    boats[i, CB_T5] = min(boats[i, CB_T5], torpedoes - boats[i, CB_FAT])
 
 
 @unmanaged_jit
-def reload(cb, bs, i):
+def reload(boats, loadouts, i):
     """Stored -> Ready up to the tubes (= the loadout's Ready, C§3.2)."""
-    n = min(cb[i, CB_STORED], bs[i, BS_READY] - cb[i, CB_READY])
+    n = min(boats[i, CB_STORED], loadouts[i, BS_READY] - boats[i, CB_READY])
     if n > 0:
-        cb[i, CB_READY] += n
-        cb[i, CB_STORED] -= n
+        boats[i, CB_READY] += n
+        boats[i, CB_STORED] -= n
 
 
 @unmanaged_jit
-def credit(cb, i, vp, xp, values):
-    cb[i, CB_VP] += vp
-    cb[i, CB_XP] += xp
-    cb[i, CB_XP_TOTAL] += xp
+def credit(boats, i, vp, xp, values):
+    boats[i, CB_VP] += vp
+    boats[i, CB_XP] += xp
+    boats[i, CB_XP_TOTAL] += xp
     values[M_VP] += vp
     values[M_XP] += xp
 
 
 @unmanaged_jit
-def lose(cb, i, values):
-    if cb[i, CB_LOST] == 0:
-        cb[i, CB_LOST] = 1
+def lose(boats, i, values):
+    if boats[i, CB_LOST] == 0:
+        boats[i, CB_LOST] = 1
         values[M_BOATS_LOST] += 1
 
 
 # ----------------------------------------------------------------------------- Special Options
 @unmanaged_jit
-def can_buy(g, so, option, n, reserve):
+def can_buy(campaign, special_options, option, n, reserve):
     """C§3.3: within the option's ``max`` and leaving at least ``reserve`` SO."""
-    if so[SO_MAX, option] != SO_UNLIMITED and g[G_BOUGHT + option] + n > so[SO_MAX, option]:
+    if (special_options[SO_MAX, option] != SO_UNLIMITED
+            and campaign[G_BOUGHT + option] + n > special_options[SO_MAX, option]):
         return False
-    return g[G_SO] - so[SO_COST, option] * n >= reserve
+    return campaign[G_SO] - special_options[SO_COST, option] * n >= reserve
 
 
 @unmanaged_jit
-def spend(g, so, option, n, values):
-    cost = so[SO_COST, option] * n
-    g[G_SO] -= cost
+def spend(campaign, special_options, option, n, values):
+    cost = special_options[SO_COST, option] * n
+    campaign[G_SO] -= cost
     values[M_SO_SPENT] += cost
-    g[G_BOUGHT + option] += n
+    campaign[G_BOUGHT + option] += n
 
 
 # ----------------------------------------------------------------------------- Events (C§4.4)
 @unmanaged_jit
-def event_half(cfg, g):
+def event_half(config, campaign):
     """A18: the year is the sheet's ``calendar_year`` (fixed) or advances with the turns."""
-    if cfg[K_CAL_ADVANCING]:
-        year = cfg[K_START_YEAR] + (cfg[K_START_MONTH] - 1 + (g[G_TURN] - 1) * cfg[K_MONTHS_PER_TURN]) // 12
+    if config[K_CAL_ADVANCING]:
+        year = config[K_START_YEAR] + (config[K_START_MONTH] - 1
+                                       + (campaign[G_TURN] - 1) * config[K_MONTHS_PER_TURN]) // 12
     else:
-        year = cfg[K_CAL_YEAR]
-    return HALF_EARLY if year < cfg[K_SPLIT_YEAR] else HALF_LATE
+        year = config[K_CAL_YEAR]
+    return HALF_EARLY if year < config[K_SPLIT_YEAR] else HALF_LATE
 
 
 @unmanaged_jit
-def draw_event(state, i, cfg, g, cb, bl, ev, dk, dn, counters):
+def draw_event(state, i, config, campaign, boats, crew_levels, events, decks, deck_counts, counters):
     """Draw and resolve one Event card for boat i (l.324, l.129); True if it made i Unfit."""
     d = np.int64(D_EVENTS)
-    card = deck_draw(state, dk, dn, d, counters)
+    card = deck_draw(state, decks, deck_counts, d, counters)
     if card < 0:
         return False
-    half = event_half(cfg, g)
-    before = band(cb, bl, i)
-    kind = ev[card, half, EV_TYPE]
+    half = event_half(config, campaign)
+    before = band(boats, crew_levels, i)
+    kind = events[card, half, EV_TYPE]
     if kind == EV_STRESS:
-        add_stress(cb, i, ev[card, half, EV_N])
+        add_stress(boats, i, events[card, half, EV_N])
     elif kind == EV_STRESS_ROLL:
-        if roll_die(state, 10) > crew_value(cb, bl, i, np.int64(ROW_EV)):
-            add_stress(cb, i, ev[card, half, EV_N])
+        if roll_die(state, 10) > crew_value(boats, crew_levels, i, np.int64(ROW_EV)):
+            add_stress(boats, i, events[card, half, EV_N])
     elif kind == EV_CONTACT:
-        cb[i, CB_CONTACT_BONUS] += ev[card, half, EV_N]
-    deck_discard(dk, dn, d, card)
-    return before != BAND_UNFIT and band(cb, bl, i) == BAND_UNFIT
+        boats[i, CB_CONTACT_BONUS] += events[card, half, EV_N]
+    deck_discard(decks, deck_counts, d, card)
+    return before != BAND_UNFIT and band(boats, crew_levels, i) == BAND_UNFIT
 
 
 @unmanaged_jit
-def draw_events(state, i, n, cfg, g, cb, bl, ev, dk, dn, counters):
+def draw_events(state, i, n, config, campaign, boats, crew_levels, events, decks, deck_counts, counters):
     """n cards one at a time, stopping at the one that makes the boat Unfit (l.330)."""
     for _ in range(n):
-        if draw_event(state, i, cfg, g, cb, bl, ev, dk, dn, counters):
+        if draw_event(state, i, config, campaign, boats, crew_levels, events, decks, deck_counts, counters):
             return True
     return False
 
 
 # ----------------------------------------------------------------------------- Operations (C§4.2)
 @unmanaged_jit
-def enter_port(i, cfg, cb, values):
+def enter_port(i, config, boats, values):
     """l.336 / l.244: a patrol ends on entering a Port box; at the limit the boat retires."""
-    cb[i, CB_PATROLS] += 1
+    boats[i, CB_PATROLS] += 1
     values[M_PATROLS] += 1
-    cb[i, CB_TURNS_AT_SEA] = 0
-    cb[i, CB_SEARCH] = 0
-    if cfg[K_ATT_UNTIL_PORT]:
-        cb[i, CB_ATTACKED] = 0
-    if cb[i, CB_PATROLS] >= cfg[K_PATROL_LIMIT]:
-        cb[i, CB_RETIRED] = 1
+    boats[i, CB_TURNS_AT_SEA] = 0
+    boats[i, CB_SEARCH] = 0
+    if config[K_ATT_UNTIL_PORT]:
+        boats[i, CB_ATTACKED] = 0
+    if boats[i, CB_PATROLS] >= config[K_PATROL_LIMIT]:
+        boats[i, CB_RETIRED] = 1
 
 
-@unmanaged_jit
-def move_to(state, i, dest, limit, cfg, g, at, cb, bl, ev, nxt, dk, dn, values, counters):
+@hot_jit
+def move_to(state, i, dest, limit, args, ws, values, counters):
     """l.324-331: Area by Area toward ``dest`` drawing each entered Area's Movement value;
     entering a port ends the move; Unfit on the way -> Search box (the previous Area's when
     in the Channel). ``limit`` Areas at most (NO_LIMIT: none, A19)."""
+    config = args.config
+    areas = args.areas
+    boats = ws.boats
     steps = 0
-    for _ in range(cfg[K_N_AREAS] + 1):  # a route enters each Area at most once
-        if cb[i, CB_AREA] == dest:
+    for _ in range(config[K_N_AREAS] + 1):  # a route enters each Area at most once
+        if boats[i, CB_AREA] == dest:
             return ARRIVED
         if limit != NO_LIMIT and steps >= limit:
             return STOPPED
-        prev = cb[i, CB_AREA]
-        step = nxt[i, dest, prev]
+        prev = boats[i, CB_AREA]
+        step = args.next_area[i, dest, prev]
         if step < 0:
             counters[CT_ROUTE_FAILED] += 1
             return STOPPED
-        cb[i, CB_AREA] = step
+        boats[i, CB_AREA] = step
         steps += 1
-        if at[step, AT_KIND] == AREA_PORT:
-            enter_port(i, cfg, cb, values)
+        if areas[step, AT_KIND] == AREA_PORT:
+            enter_port(i, config, boats, values)
             return ARRIVED
-        if draw_events(state, i, at[step, AT_MOVE], cfg, g, cb, bl, ev, dk, dn, counters):
-            if at[step, AT_KIND] == AREA_CHANNEL:
-                cb[i, CB_AREA] = prev
-            cb[i, CB_SEARCH] = 1
+        if draw_events(state, i, areas[step, AT_MOVE], config, ws.campaign, boats, args.crew_levels, args.events,
+                       ws.decks, ws.deck_counts, counters):
+            if areas[step, AT_KIND] == AREA_CHANNEL:
+                boats[i, CB_AREA] = prev
+            boats[i, CB_SEARCH] = 1
             return UNFIT
     counters[CT_ROUTE_FAILED] += 1
     return STOPPED
@@ -268,136 +285,141 @@ def move_to(state, i, dest, limit, cfg, g, at, cb, bl, ev, nxt, dk, dn, values, 
 
 # ----------------------------------------------------------------------------- torpedoes (C§7.5, C§7.6)
 @unmanaged_jit
-def fire_one(cb, i):
+def fire_one(boats, i):
     """Spend one torpedo, Ready first then Stored."""
-    if cb[i, CB_READY] > 0:
-        cb[i, CB_READY] -= 1
+    if boats[i, CB_READY] > 0:
+        boats[i, CB_READY] -= 1
     else:
-        cb[i, CB_STORED] -= 1
+        boats[i, CB_STORED] -= 1
 
 
 @unmanaged_jit
-def torpedo_round(state, i, n_ships, torpedoes, salvo, cfg, cb, bl, sh, cards, dmg):
+def torpedo_round(state, i, n_ships, torpedoes, salvo, config, boats, crew_levels, ships, cards, damage_table):
     """C§7.5 torpedo_round at range 0: salvos of ``salvo`` at the unsunk non-escort of highest
     card VP (ties: lowest position); a sinking spends the rest of its salvo; each hit rolls
     on the placeholder damage table (engagement spec §5.1). Returns torpedoes fired; ships
     it sinks get ``SH_NEW``."""
-    mod = crew_value(cb, bl, i, np.int64(ROW_TS)) + cfg[K_TORPEDO_MOD0]
+    mod = crew_value(boats, crew_levels, i, np.int64(ROW_TS)) + config[K_TORPEDO_MOD0]
     fired = 0
     for _ in range(torpedoes):  # each pass fires >= 1 torpedo
         if torpedoes <= 0:
             break
         t = -1
         for s in range(n_ships):
-            if sh[s, SH_ESCORT] or sh[s, SH_SUNK]:
+            if ships[s, SH_ESCORT] or ships[s, SH_SUNK]:
                 continue
-            card_torpedo = cards[sh[s, SH_DECK], sh[s, SH_CARD], C_TORPEDO]
+            card_torpedo = cards[ships[s, SH_DECK], ships[s, SH_CARD], C_TORPEDO]
             if card_torpedo == NOT_ALLOWED:
                 continue
-            if t < 0 or cards[sh[s, SH_DECK], sh[s, SH_CARD], C_VP] > cards[sh[t, SH_DECK], sh[t, SH_CARD], C_VP]:
+            if t < 0 or (cards[ships[s, SH_DECK], ships[s, SH_CARD], C_VP]
+                         > cards[ships[t, SH_DECK], ships[t, SH_CARD], C_VP]):
                 t = s
         if t < 0:
             break
         n = min(salvo, torpedoes)
         torpedoes -= n
         sunk = False
-        to_hit = cards[sh[t, SH_DECK], sh[t, SH_CARD], C_TORPEDO]
+        to_hit = cards[ships[t, SH_DECK], ships[t, SH_CARD], C_TORPEDO]
         for _k in range(n):
-            bonus = choose_torpedo(cb, i, sh[t, SH_ESCORT], cfg)
-            fire_one(cb, i)
+            bonus = choose_torpedo(boats, i, ships[t, SH_ESCORT], config)
+            fire_one(boats, i)
             fired += 1
             if sunk:
                 continue
-            roll = roll_die(state, 10) + mod + bonus + (cfg[K_HEAVY_BONUS] if sh[t, SH_HEAVY] else 0)
+            roll = roll_die(state, 10) + mod + bonus + (config[K_HEAVY_BONUS] if ships[t, SH_HEAVY] else 0)
             if roll < to_hit:
                 continue
-            result = dmg[roll_die(state, 10)]
-            if result == DAMAGE_SUNK or sh[t, SH_HEAVY]:
-                sh[t, SH_SUNK] = 1
-                sh[t, SH_NEW] = 1
+            result = damage_table[roll_die(state, 10)]
+            if result == DAMAGE_SUNK or ships[t, SH_HEAVY]:
+                ships[t, SH_SUNK] = 1
+                ships[t, SH_NEW] = 1
                 sunk = True
-            elif result == DAMAGE_HEAVY or sh[t, SH_LIGHT]:
-                sh[t, SH_HEAVY] = 1
-                sh[t, SH_LIGHT] = 0  # the stacking reading changes nothing here: a Heavy ship sinks on a hit
+            elif result == DAMAGE_HEAVY or ships[t, SH_LIGHT]:
+                ships[t, SH_HEAVY] = 1
+                ships[t, SH_LIGHT] = 0  # the stacking reading changes nothing here: a Heavy ship sinks on a hit
             else:
-                sh[t, SH_LIGHT] = 1
+                ships[t, SH_LIGHT] = 1
     return fired
 
 
 @unmanaged_jit
-def collect_new(n_ships, sh, cards):
+def collect_new(n_ships, ships, cards):
     """(VP, XP, ships) of the ships marked SH_NEW, clearing the marks."""
     vp = 0
     xp = 0
     n = 0
     for s in range(n_ships):
-        if sh[s, SH_NEW]:
-            sh[s, SH_NEW] = 0
-            vp += cards[sh[s, SH_DECK], sh[s, SH_CARD], C_VP]
-            xp += cards[sh[s, SH_DECK], sh[s, SH_CARD], C_XP]
+        if ships[s, SH_NEW]:
+            ships[s, SH_NEW] = 0
+            vp += cards[ships[s, SH_DECK], ships[s, SH_CARD], C_VP]
+            xp += cards[ships[s, SH_DECK], ships[s, SH_CARD], C_XP]
             n += 1
     return vp, xp, n
 
 
 @unmanaged_jit
-def new_ship(sh, s, deck, card, escort, chit):
-    sh[s, SH_CARD] = card
-    sh[s, SH_DECK] = deck
-    sh[s, SH_ESCORT] = escort
-    sh[s, SH_SUNK] = 0
-    sh[s, SH_LIGHT] = 0
-    sh[s, SH_HEAVY] = 0
-    sh[s, SH_CHIT] = chit
-    sh[s, SH_NEW] = 0
+def new_ship(ships, s, deck, card, escort, chit):
+    ships[s, SH_CARD] = card
+    ships[s, SH_DECK] = deck
+    ships[s, SH_ESCORT] = escort
+    ships[s, SH_SUNK] = 0
+    ships[s, SH_LIGHT] = 0
+    ships[s, SH_HEAVY] = 0
+    ships[s, SH_CHIT] = chit
+    ships[s, SH_NEW] = 0
 
 
 # ----------------------------------------------------------------------------- Special Missions (C§4.5)
 @unmanaged_jit
-def mission_done(cb, i):
-    cb[i, CB_MPOS] += 1
-    cb[i, CB_SEARCH] = 1
+def mission_done(boats, i):
+    boats[i, CB_MPOS] += 1
+    boats[i, CB_SEARCH] = 1
 
 
 @unmanaged_jit
-def mission_failed(cb, i, values):
+def mission_failed(boats, i, values):
     """l.292, 302, 315: Unfit from an Event -> the mission fails (counter removed, no VP)."""
     values[M_MISSIONS_FAILED] += 1
-    mission_done(cb, i)
+    mission_done(boats, i)
 
 
 @unmanaged_jit
-def mission_vp(cb, i, which, vp, xp, values):
+def mission_vp(boats, i, which, vp, xp, values):
     values[which] += vp
     values[M_MISSION_VP] += vp
-    credit(cb, i, vp, xp, values)
+    credit(boats, i, vp, xp, values)
 
 
 @unmanaged_jit
-def attack_box(state, i, cfg, at, cb, bl, sh, cards, dmg, dk, dn, values, counters):
+def attack_box(state, i, args, ws, values, counters):
     """l.303-306: the box's Naval cards from a fresh deck, one torpedo round at range 0 with
     Ready and Stored torpedoes; VP and XP of ships sunk only."""
-    a = cb[i, CB_AREA]
+    config = args.config
+    boats = ws.boats
+    ships = ws.ships
+    a = boats[i, CB_AREA]
     d = np.int64(D_NAVAL)
-    deck_reset(dk, dn, d, cfg[K_DECK_SIZE + D_NAVAL])
-    n_ships = at[a, AT_NAVAL_CARDS]
+    deck_reset(ws.decks, ws.deck_counts, d, config[K_DECK_SIZE + D_NAVAL])
+    n_ships = args.areas[a, AT_NAVAL_CARDS]
     for s in range(n_ships):
-        new_ship(sh, s, d, deck_draw(state, dk, dn, d, counters), 0, 0)
-    n = max(0, cb[i, CB_READY] + cb[i, CB_STORED] - cfg[K_MISSION_KEEP])
-    torpedo_round(state, i, n_ships, n, cfg[K_MISSION_SALVO], cfg, cb, bl, sh, cards, dmg)
-    vp, xp, sunk = collect_new(n_ships, sh, cards)
+        new_ship(ships, s, d, deck_draw(state, ws.decks, ws.deck_counts, d, counters), 0, 0)
+    n = max(0, boats[i, CB_READY] + boats[i, CB_STORED] - config[K_MISSION_KEEP])
+    torpedo_round(state, i, n_ships, n, config[K_MISSION_SALVO], config, boats, args.crew_levels, ships, args.cards,
+                  args.damage_table)
+    vp, xp, sunk = collect_new(n_ships, ships, args.cards)
     values[M_SHIPS_SUNK] += sunk
-    mission_vp(cb, i, np.int64(M_ATTACK_VP), vp, xp, values)
+    mission_vp(boats, i, np.int64(M_ATTACK_VP), vp, xp, values)
 
 
 @unmanaged_jit
-def raider_box(state, i, cfg, cb, bl, values):
+def raider_box(state, i, config, boats, crew_levels, values):
     """l.316: up to ``raider_max_attacks`` attacks, 1 ammunition or 1 torpedo each, +1 VP per
     roll >= 8 (A17: modified by the row's GS/TS at range 0, or natural)."""
     vp = 0
-    for _ in range(cfg[K_RAIDER_MAX]):
-        gun_ok = cb[i, CB_AMMO] > 0
-        torp_ok = cb[i, CB_READY] + cb[i, CB_STORED] > cfg[K_RAIDER_KEEP]
-        if cfg[K_RAIDER_GUN_FIRST]:
+    for _ in range(config[K_RAIDER_MAX]):
+        gun_ok = boats[i, CB_AMMO] > 0
+        torp_ok = boats[i, CB_READY] + boats[i, CB_STORED] > config[K_RAIDER_KEEP]
+        if config[K_RAIDER_GUN_FIRST]:
             gun = gun_ok
             if not gun_ok and not torp_ok:
                 break
@@ -406,541 +428,578 @@ def raider_box(state, i, cfg, cb, bl, values):
             if not gun_ok and not torp_ok:
                 break
         if gun:
-            cb[i, CB_AMMO] -= 1
-            mod = crew_value(cb, bl, i, np.int64(ROW_GS)) + cfg[K_GUN_MOD0]
+            boats[i, CB_AMMO] -= 1
+            mod = crew_value(boats, crew_levels, i, np.int64(ROW_GS)) + config[K_GUN_MOD0]
         else:
-            bonus = choose_torpedo(cb, i, np.int64(0), cfg)
-            fire_one(cb, i)
-            mod = crew_value(cb, bl, i, np.int64(ROW_TS)) + cfg[K_TORPEDO_MOD0] + bonus
-        roll = roll_die(state, 10) + (0 if cfg[K_RAIDER_NATURAL] else mod)
-        if roll >= cfg[K_RAIDER_ROLL]:
-            vp += cfg[K_RAIDER_VP]
-    mission_vp(cb, i, np.int64(M_RAIDER_VP), vp, vp if cfg[K_RAIDER_XP] else 0, values)
+            bonus = choose_torpedo(boats, i, np.int64(0), config)
+            fire_one(boats, i)
+            mod = crew_value(boats, crew_levels, i, np.int64(ROW_TS)) + config[K_TORPEDO_MOD0] + bonus
+        roll = roll_die(state, 10) + (0 if config[K_RAIDER_NATURAL] else mod)
+        if roll >= config[K_RAIDER_ROLL]:
+            vp += config[K_RAIDER_VP]
+    mission_vp(boats, i, np.int64(M_RAIDER_VP), vp, vp if config[K_RAIDER_XP] else 0, values)
 
 
 @unmanaged_jit
-def resolve_mission(state, i, ms, cfg, g, at, cb, bl, bmine, ev, sh, cards, dmg, dk, dn, values, counters):
+def resolve_mission(state, i, ms, args, ws, values, counters):
     """C§4.5: the boat enters the box, draws, resolves; then the counter is removed and the
     boat is in the Search box."""
-    a = cb[i, CB_AREA]
-    extra = at[a, AT_MOVE] if cfg[K_BOX_PLUS_MOVE] else 0  # A7
+    config = args.config
+    areas = args.areas
+    boats = ws.boats
+    crew_levels = args.crew_levels
+    a = boats[i, CB_AREA]
+    extra = areas[a, AT_MOVE] if config[K_BOX_PLUS_MOVE] else 0  # A7
     if ms == MS_MINE:
-        n = at[a, AT_BOX_EVENTS + MS_MINE] if cfg[K_MINE_BOX_NUMBER] else cfg[K_MINE_BOX_EVENTS]  # A16
-        unfit = draw_events(state, i, extra + n, cfg, g, cb, bl, ev, dk, dn, counters)
-        if unfit and not cfg[K_MINE_TOO_LATE]:
-            mission_failed(cb, i, values)
+        n = areas[a, AT_BOX_EVENTS + MS_MINE] if config[K_MINE_BOX_NUMBER] else config[K_MINE_BOX_EVENTS]  # A16
+        unfit = draw_events(state, i, extra + n, config, ws.campaign, boats, crew_levels, args.events, ws.decks,
+                            ws.deck_counts, counters)
+        if unfit and not config[K_MINE_TOO_LATE]:
+            mission_failed(boats, i, values)
             return
-        vp = bmine[i, a]
-        cb[i, CB_MINES] = 0
-        mission_vp(cb, i, np.int64(M_MINE_VP), vp, 0, values)
+        vp = args.mine_vp[i, a]
+        boats[i, CB_MINES] = 0
+        mission_vp(boats, i, np.int64(M_MINE_VP), vp, 0, values)
     elif ms == MS_ATTACK:
-        if draw_events(state, i, extra, cfg, g, cb, bl, ev, dk, dn, counters):
-            mission_failed(cb, i, values)
+        if draw_events(state, i, extra, config, ws.campaign, boats, crew_levels, args.events, ws.decks,
+                       ws.deck_counts, counters):
+            mission_failed(boats, i, values)
             return
-        for _ in range(at[a, AT_BOX_EVENTS + MS_ATTACK]):
-            if band(cb, bl, i) >= cfg[K_ABORT_BAND]:  # l.301: abort, the counter stays
-                cb[i, CB_SEARCH] = 1
+        for _ in range(areas[a, AT_BOX_EVENTS + MS_ATTACK]):
+            if band(boats, crew_levels, i) >= config[K_ABORT_BAND]:  # l.301: abort, the counter stays
+                boats[i, CB_SEARCH] = 1
                 return
-            if draw_event(state, i, cfg, g, cb, bl, ev, dk, dn, counters):
-                mission_failed(cb, i, values)
+            if draw_event(state, i, config, ws.campaign, boats, crew_levels, args.events, ws.decks, ws.deck_counts,
+                          counters):
+                mission_failed(boats, i, values)
                 return
-        attack_box(state, i, cfg, at, cb, bl, sh, cards, dmg, dk, dn, values, counters)
+        attack_box(state, i, args, ws, values, counters)
     else:
-        if draw_events(state, i, extra + at[a, AT_BOX_EVENTS + ms], cfg, g, cb, bl, ev, dk, dn, counters):
-            mission_failed(cb, i, values)
+        if draw_events(state, i, extra + areas[a, AT_BOX_EVENTS + ms], config, ws.campaign, boats, crew_levels,
+                       args.events, ws.decks, ws.deck_counts, counters):
+            mission_failed(boats, i, values)
             return
-        raider_box(state, i, cfg, cb, bl, values)
-    mission_done(cb, i)
+        raider_box(state, i, config, boats, crew_levels, values)
+    mission_done(boats, i)
 
 
 # ----------------------------------------------------------------------------- Strategic (C§4.1)
-@unmanaged_jit
-def plan(i, cfg, at, cb, bs, bm, bl, nport, boxa, patrol):
+@hot_jit
+def plan(i, args, boats):
     """C§4.1.1 and the policies of C§6: (destination, mission) for this turn."""
-    a = cb[i, CB_AREA]
-    b = band(cb, bl, i)
-    if in_port(cb, at, i):
-        may_sail = cb[i, CB_PATROLS] < cfg[K_PATROL_LIMIT] and b != BAND_UNFIT
+    config = args.config
+    a = boats[i, CB_AREA]
+    b = band(boats, args.crew_levels, i)
+    if in_port(boats, args.areas, i):
+        may_sail = boats[i, CB_PATROLS] < config[K_PATROL_LIMIT] and b != BAND_UNFIT
         if may_sail:
-            if cfg[K_SAIL_BAND] == BAND_RESTED:
-                may_sail = cb[i, CB_STRESS] == 0
+            if config[K_SAIL_BAND] == BAND_RESTED:
+                may_sail = boats[i, CB_STRESS] == 0
             else:
-                may_sail = b <= cfg[K_SAIL_BAND]
+                may_sail = b <= config[K_SAIL_BAND]
         if not may_sail:
-            cb[i, CB_DEST] = a
-            cb[i, CB_MISSION_NOW] = NO_MISSION
+            boats[i, CB_DEST] = a
+            boats[i, CB_MISSION_NOW] = NO_MISSION
             return
-    elif (b >= cfg[K_RETURN_BAND] or cb[i, CB_READY] + cb[i, CB_STORED] <= cfg[K_MIN_TORPEDOES]
-          or cb[i, CB_TURNS_AT_SEA] >= cfg[K_MAX_TURNS_AT_SEA]):
-        cb[i, CB_DEST] = nport[i, a]
-        cb[i, CB_MISSION_NOW] = NO_MISSION
+    elif (b >= config[K_RETURN_BAND] or boats[i, CB_READY] + boats[i, CB_STORED] <= config[K_MIN_TORPEDOES]
+          or boats[i, CB_TURNS_AT_SEA] >= config[K_MAX_TURNS_AT_SEA]):
+        boats[i, CB_DEST] = args.nearest_port[i, a]
+        boats[i, CB_MISSION_NOW] = NO_MISSION
         return
-    if cb[i, CB_MPOS] < bs[i, BS_N_MISSIONS]:
-        ms = bm[i, cb[i, CB_MPOS]]
-        cb[i, CB_DEST] = boxa[i, a, ms]
-        cb[i, CB_MISSION_NOW] = ms
+    if boats[i, CB_MPOS] < args.loadouts[i, BS_N_MISSIONS]:
+        ms = args.missions[i, boats[i, CB_MPOS]]
+        boats[i, CB_DEST] = args.nearest_box[i, a, ms]
+        boats[i, CB_MISSION_NOW] = ms
         return
-    cb[i, CB_DEST] = patrol[i, cb[i, CB_HOME], a]
-    cb[i, CB_MISSION_NOW] = NO_MISSION
+    boats[i, CB_DEST] = args.patrol_area[i, boats[i, CB_HOME], a]
+    boats[i, CB_MISSION_NOW] = NO_MISSION
 
 
-@unmanaged_jit
-def strategic(cfg, g, at, cb, bs, bm, bl, nport, boxa, patrol, so, values):
+@hot_jit
+def strategic(args, ws, values):
     """C§4.1: plans, then purchases in ``policy.so.order`` (each option once per turn)."""
-    n_boats = cfg[K_N_BOATS]
+    config = args.config
+    areas = args.areas
+    special_options = args.special_options
+    boats = ws.boats
+    campaign = ws.campaign
+    n_boats = config[K_N_BOATS]
     for i in range(n_boats):
-        if active(cb, i):
-            if in_port(cb, at, i):
-                cb[i, CB_HOME] = cb[i, CB_AREA]
-            plan(i, cfg, at, cb, bs, bm, bl, nport, boxa, patrol)
+        if active(boats, i):
+            if in_port(boats, areas, i):
+                boats[i, CB_HOME] = boats[i, CB_AREA]
+            plan(i, args, boats)
     for k in range(N_MAP_COUNTERS):
-        g[G_COUNTER_AREA + k] = -1
-    reserve = cfg[K_SO_RESERVE]
-    for k in range(cfg[K_N_SO_ORDER]):
-        opt = so[SO_ORDER, k]
+        campaign[G_COUNTER_AREA + k] = -1
+    reserve = config[K_SO_RESERVE]
+    for k in range(config[K_N_SO_ORDER]):
+        opt = special_options[SO_ORDER, k]
         if opt == O_PRIORITY_RR:  # l.271: -4 Stress to every boat in a Port box, now
             tired = False
             for i in range(n_boats):
-                if active(cb, i) and in_port(cb, at, i) and cb[i, CB_STRESS] >= cfg[K_RR_MIN_STRESS]:
+                if active(boats, i) and in_port(boats, areas, i) and boats[i, CB_STRESS] >= config[K_RR_MIN_STRESS]:
                     tired = True
-            if tired and can_buy(g, so, opt, 1, reserve):
-                spend(g, so, opt, 1, values)
+            if tired and can_buy(campaign, special_options, opt, 1, reserve):
+                spend(campaign, special_options, opt, 1, values)
                 for i in range(n_boats):
-                    if active(cb, i) and in_port(cb, at, i):
-                        add_stress(cb, i, cfg[K_RR_STRESS])
+                    if active(boats, i) and in_port(boats, areas, i):
+                        add_stress(boats, i, config[K_RR_STRESS])
             continue
         best = -1
         best_n = 0
-        for a in range(cfg[K_N_AREAS]):  # the sea Area most boats plan to end in, ties lowest index
+        for a in range(config[K_N_AREAS]):  # the sea Area most boats plan to end in, ties lowest index
             n = 0
             for i in range(n_boats):
-                if active(cb, i) and cb[i, CB_MISSION_NOW] == NO_MISSION and cb[i, CB_DEST] == a \
-                        and at[a, AT_KIND] == AREA_SEA:
+                if active(boats, i) and boats[i, CB_MISSION_NOW] == NO_MISSION and boats[i, CB_DEST] == a \
+                        and areas[a, AT_KIND] == AREA_SEA:
                     n += 1
             if n > best_n:
                 best_n = n
                 best = a
-        if best >= 0 and can_buy(g, so, opt, 1, reserve):
-            spend(g, so, opt, 1, values)
-            g[G_COUNTER_AREA + opt] = best
-    if cfg[K_STRATEGIC_ONLY]:  # A15 (b): the counters lapse at once
+        if best >= 0 and can_buy(campaign, special_options, opt, 1, reserve):
+            spend(campaign, special_options, opt, 1, values)
+            campaign[G_COUNTER_AREA + opt] = best
+    if config[K_STRATEGIC_ONLY]:  # A15 (b): the counters lapse at once
         for k in range(N_MAP_COUNTERS):
-            g[G_COUNTER_AREA + k] = -1
+            campaign[G_COUNTER_AREA + k] = -1
 
 
-@unmanaged_jit
-def operations(state, cfg, g, at, cb, bs, bm, bl, bmine, nxt, nport, ev, sh, cards, dmg, dk, dn, values,
-               counters):
+@hot_jit
+def operations(state, args, ws, values, counters):
     """C§4.2, boats in list order."""
-    limit = np.int64(1) if cfg[K_ONE_AREA] else np.int64(NO_LIMIT)
-    for i in range(cfg[K_N_BOATS]):
-        if not active(cb, i):
+    config = args.config
+    areas = args.areas
+    boats = ws.boats
+    limit = np.int64(1) if config[K_ONE_AREA] else np.int64(NO_LIMIT)
+    for i in range(config[K_N_BOATS]):
+        if not active(boats, i):
             continue
-        a = cb[i, CB_AREA]
-        if band(cb, bl, i) == BAND_UNFIT and not in_port(cb, at, i):
-            if cfg[K_UNFIT_TACTICAL]:  # A8 (b): waits in its Search box
-                cb[i, CB_SEARCH] = 1
+        a = boats[i, CB_AREA]
+        if band(boats, args.crew_levels, i) == BAND_UNFIT and not in_port(boats, areas, i):
+            if config[K_UNFIT_TACTICAL]:  # A8 (b): waits in its Search box
+                boats[i, CB_SEARCH] = 1
             else:
-                move_to(state, i, nport[i, a], limit, cfg, g, at, cb, bl, ev, nxt, dk, dn, values, counters)
+                move_to(state, i, args.nearest_port[i, a], limit, args, ws, values, counters)
             continue
-        dest = cb[i, CB_DEST]
-        ms = cb[i, CB_MISSION_NOW]
+        dest = boats[i, CB_DEST]
+        ms = boats[i, CB_MISSION_NOW]
         if dest == a and ms == NO_MISSION:
-            if not in_port(cb, at, i):  # l.329: not moving -> the Patrol value
-                if draw_events(state, i, at[a, AT_PATROL], cfg, g, cb, bl, ev, dk, dn, counters):
-                    cb[i, CB_SEARCH] = 1
+            if not in_port(boats, areas, i):  # l.329: not moving -> the Patrol value
+                if draw_events(state, i, areas[a, AT_PATROL], config, ws.campaign, boats, args.crew_levels,
+                               args.events, ws.decks, ws.deck_counts, counters):
+                    boats[i, CB_SEARCH] = 1
             continue
         res = ARRIVED
         if dest != a:
             lim = limit
-            if limit != NO_LIMIT and nxt[i, dest, a] >= 0 and at[nxt[i, dest, a], AT_KIND] == AREA_CHANNEL:
+            step = args.next_area[i, dest, a]
+            if limit != NO_LIMIT and step >= 0 and areas[step, AT_KIND] == AREA_CHANNEL:
                 lim = np.int64(2)  # A19 (b): a one-Area move may not end in the Channel
-            res = move_to(state, i, dest, lim, cfg, g, at, cb, bl, ev, nxt, dk, dn, values, counters)
+            res = move_to(state, i, dest, lim, args, ws, values, counters)
         if ms != NO_MISSION and res == UNFIT:
-            mission_failed(cb, i, values)
-        elif res == ARRIVED and ms != NO_MISSION and cb[i, CB_AREA] == dest:
-            resolve_mission(state, i, ms, cfg, g, at, cb, bl, bmine, ev, sh, cards, dmg, dk, dn, values, counters)
+            mission_failed(boats, i, values)
+        elif res == ARRIVED and ms != NO_MISSION and boats[i, CB_AREA] == dest:
+            resolve_mission(state, i, ms, args, ws, values, counters)
 
 
 # ----------------------------------------------------------------------------- Tactical (C§7)
 @unmanaged_jit
-def contact_count(ct, at, a, roll):
+def contact_count(contact_tables, areas, a, roll):
     """G5: the value of the last [min_roll, contacts] row with min_roll <= roll; 0 below."""
     n = 0
-    for k in range(at[a, AT_CT_LEN]):
-        if roll >= ct[a, k, 0]:
-            n = ct[a, k, 1]
+    for k in range(areas[a, AT_CT_LEN]):
+        if roll >= contact_tables[a, k, CR_MIN_ROLL]:
+            n = contact_tables[a, k, CR_CONTACTS]
     return n
 
 
 @unmanaged_jit
-def place_warning(i, a, warn, warned):
+def place_warning(i, a, warnings, warned):
     """A3 (l.378): one Warning the first time each boat draws a Convoy card in the Area."""
     if warned[i, a] == 0:
         warned[i, a] = 1
-        warn[a] += 1
+        warnings[a] += 1
 
 
 @unmanaged_jit
-def air_key(cfg, cv, c):
+def air_key(config, convoys, c):
     """Ordering of an Air Search pair (smaller is kept): most_targets (-targets, escorts) or
     fewest_escorts (escorts, -targets), as one integer."""
-    esc = cv[c, CV_N_ESCORTS]
-    tgt = cv[c, CV_N_SLOTS] - esc
-    if cfg[K_AIR_CHOICE] == AIR_MOST_TARGETS:
+    esc = convoys[c, CV_N_ESCORTS]
+    tgt = convoys[c, CV_N_SLOTS] - esc
+    if config[K_AIR_CHOICE] == AIR_MOST_TARGETS:
         return -tgt * 64 + esc
     return esc * 64 - tgt
 
 
 @unmanaged_jit
-def draw_convoy(state, a, cfg, g, cv, dk, dn, counters):
+def draw_convoy(state, a, config, campaign, convoys, decks, deck_counts, counters):
     """C§7.2 step 1; with an Air Search counter in the Area two cards, keep one (l.260)."""
     d = np.int64(D_CONVOYS)
-    first = deck_draw(state, dk, dn, d, counters)
-    if g[G_COUNTER_AREA + O_AIR_SEARCH] != a or (dn[d, DECK_LEFT] == 0 and dn[d, DECK_DISCARDS] == 0):
+    first = deck_draw(state, decks, deck_counts, d, counters)
+    if campaign[G_COUNTER_AREA + O_AIR_SEARCH] != a or (deck_counts[d, DECK_LEFT] == 0
+                                                         and deck_counts[d, DECK_DISCARDS] == 0):
         return first
-    second = deck_draw(state, dk, dn, d, counters)
-    if air_key(cfg, cv, first) <= air_key(cfg, cv, second):
-        deck_discard(dk, dn, d, second)  # G22 placeholder: the unchosen card is discarded
+    second = deck_draw(state, decks, deck_counts, d, counters)
+    if air_key(config, convoys, first) <= air_key(config, convoys, second):
+        deck_discard(decks, deck_counts, d, second)  # G22 placeholder: the unchosen card is discarded
         return first
-    deck_discard(dk, dn, d, first)
+    deck_discard(decks, deck_counts, d, first)
     return second
 
 
-@unmanaged_jit
-def form_pack(state, a_boat, c, cfg, g, at, cb, bl, cv, wpf, so, pk, values):
-    """l.381-388 (engagement spec §3.2): the pack in list order from pk[0] and the Alerted
+@hot_jit
+def form_pack(state, a_boat, c, args, ws, values):
+    """l.381-388 (engagement spec §3.2): the pack in list order from pack[0] and the Alerted
     counters its join rolls placed. Returns (pack size, alerted)."""
-    pk[0, PK_BOAT] = a_boat
-    esc = cv[c, CV_N_ESCORTS]
-    if cfg[K_PACK] == PACK_NEVER or (cfg[K_PACK] == PACK_ESCORTS_AT_LEAST and esc < cfg[K_PACK_K]):
+    config = args.config
+    boats = ws.boats
+    pack = ws.pack
+    pack[0, PK_BOAT] = a_boat
+    esc = args.convoys[c, CV_N_ESCORTS]
+    if config[K_PACK] == PACK_NEVER or (config[K_PACK] == PACK_ESCORTS_AT_LEAST and esc < config[K_PACK_K]):
         return 1, 0
-    area = cb[a_boat, CB_AREA]
+    area = boats[a_boat, CB_AREA]
     n_cand = 0
-    for o in range(cfg[K_N_BOATS]):
-        if (o != a_boat and at_sea(cb, at, o) and cb[o, CB_AREA] == area and cb[o, CB_SEARCH] == 0
-                and band(cb, bl, o) != BAND_UNFIT):
+    for o in range(config[K_N_BOATS]):
+        if (o != a_boat and at_sea(boats, args.areas, o) and boats[o, CB_AREA] == area and boats[o, CB_SEARCH] == 0
+                and band(boats, args.crew_levels, o) != BAND_UNFIT):
             n_cand += 1
-            pk[n_cand, PK_BOAT] = o
+            pack[n_cand, PK_BOAT] = o
     if n_cand == 0:
         return 1, 0
-    if cfg[K_RADIO] == RADIO_ALWAYS or (cfg[K_RADIO] == RADIO_ESCORTS_AT_LEAST and esc >= cfg[K_RADIO_K]):
-        n = n_cand if cfg[K_RC_PER_JOINER] else 1  # A5
-        if can_buy(g, so, np.int64(O_RADIO_CALL), n, 0):
-            spend(g, so, np.int64(O_RADIO_CALL), n, values)
+    if config[K_RADIO] == RADIO_ALWAYS or (config[K_RADIO] == RADIO_ESCORTS_AT_LEAST and esc >= config[K_RADIO_K]):
+        n = n_cand if config[K_RC_PER_JOINER] else 1  # A5
+        if can_buy(ws.campaign, args.special_options, np.int64(O_RADIO_CALL), n, 0):
+            spend(ws.campaign, args.special_options, np.int64(O_RADIO_CALL), n, values)
             return n_cand + 1, 0
     size = 1
     alerted = 0
     for k in range(1, n_cand + 1):
-        o = pk[k, PK_BOAT]
+        o = pack[k, PK_BOAT]
         f = roll_die(state, 10)
-        stress = wpf[f] != 0
-        joins = f + (cfg[K_WP_ATTACKED_MOD] if cb[o, CB_ATTACKED] else 0) >= cfg[K_WP_JOIN_MIN]
-        if stress and cfg[K_STRESS_FAILS]:  # A6
+        stress = args.wolfpack_stress[f] != 0
+        joins = f + (config[K_WP_ATTACKED_MOD] if boats[o, CB_ATTACKED] else 0) >= config[K_WP_JOIN_MIN]
+        if stress and config[K_STRESS_FAILS]:  # A6
             joins = False
         if stress:
-            add_stress(cb, a_boat, cfg[K_WP_STRESS_PER])
-            alerted += cfg[K_WP_ALERTED_PER]
+            add_stress(boats, a_boat, config[K_WP_STRESS_PER])
+            alerted += config[K_WP_ALERTED_PER]
         if joins:
-            pk[size, PK_BOAT] = o
+            pack[size, PK_BOAT] = o
             size += 1
     return size, alerted
 
 
 @unmanaged_jit
-def fight_abstract(state, c, n_pack, alerted, cfg, cb, bl, cv, cvs, sh, pk, cards, dmg, dk, dn, values,
-                   counters):
+def fight_abstract(state, c, n_pack, alerted, args, ws, values, counters):
     """C§7.5, the abstract contact model: ships from fresh decks, one torpedo round per pack
     boat, the escorts' Detection and attack rolls, Post-Combat Stress."""
+    config = args.config
+    cards = args.cards
+    boats = ws.boats
+    ships = ws.ships
+    pack = ws.pack
+    decks = ws.decks
+    deck_counts = ws.deck_counts
     for d in range(D_TACTICS + 1):
-        deck_reset(dk, dn, d, cfg[K_DECK_SIZE + d])
-    naval = cv[c, CV_NAVAL]
-    n_ships = cv[c, CV_N_SLOTS]
+        deck_reset(decks, deck_counts, d, config[K_DECK_SIZE + d])
+    naval = args.convoys[c, CV_NAVAL]
+    n_ships = args.convoys[c, CV_N_SLOTS]
     for s in range(n_ships):
-        kind = cvs[c, s]
+        kind = args.convoy_slots[c, s]
         if kind == KIND_E:
             d = np.int64(D_FLEET) if naval else np.int64(D_ESCORT)
         elif kind == KIND_N:
             d = np.int64(D_NAVAL)
         else:
             d = np.int64(D_MERCHANT)
-        card = deck_draw(state, dk, dn, d, counters)
+        card = deck_draw(state, decks, deck_counts, d, counters)
         escort = 1 if kind == KIND_E else 0
         if d == D_MERCHANT and cards[D_MERCHANT, card, C_MISIDENTIFIED]:  # digest §1.7
             d = np.int64(D_ESCORT)
-            card = deck_draw(state, dk, dn, d, counters)
+            card = deck_draw(state, decks, deck_counts, d, counters)
             escort = 1
         chit = 0
-        if escort and cfg[K_TACTICS_IN_USE]:
-            chit = cards[D_TACTICS, deck_draw(state, dk, dn, np.int64(D_TACTICS), counters), C_CHIT_VALUE]
-        new_ship(sh, s, d, card, escort, chit)
+        if escort and config[K_TACTICS_IN_USE]:
+            chit = cards[D_TACTICS, deck_draw(state, decks, deck_counts, np.int64(D_TACTICS), counters), C_CHIT_VALUE]
+        new_ship(ships, s, d, card, escort, chit)
     for k in range(n_pack):
-        o = pk[k, PK_BOAT]
-        if band(cb, bl, o) == BAND_UNFIT:
-            pk[k, PK_FIRED] = 0
+        o = pack[k, PK_BOAT]
+        if band(boats, args.crew_levels, o) == BAND_UNFIT:
+            pack[k, PK_FIRED] = 0
             continue
-        pk[k, PK_FIRED] = torpedo_round(state, o, n_ships, cb[o, CB_READY], cfg[K_SALVO], cfg, cb, bl, sh,
-                                        cards, dmg)
-        vp, xp, sunk = collect_new(n_ships, sh, cards)
+        pack[k, PK_FIRED] = torpedo_round(state, o, n_ships, boats[o, CB_READY], config[K_SALVO], config, boats,
+                                          args.crew_levels, ships, cards, args.damage_table)
+        vp, xp, sunk = collect_new(n_ships, ships, cards)
         values[M_SHIPS_SUNK] += sunk
-        credit(cb, o, vp, xp, values)
-    det_field = C_DETECTION_SUBMERGED if cfg[K_SUBMERGED] else C_DETECTION_SURFACED
-    att_field = C_SUBMERGED_ATTACK if cfg[K_SUBMERGED] else C_SURFACE_ATTACK
+        credit(boats, o, vp, xp, values)
+    det_field = C_DETECTION_SUBMERGED if config[K_SUBMERGED] else C_DETECTION_SURFACED
+    att_field = C_SUBMERGED_ATTACK if config[K_SUBMERGED] else C_SURFACE_ATTACK
     for s in range(n_ships):
-        if not sh[s, SH_ESCORT]:
+        if not ships[s, SH_ESCORT]:
             continue
-        row = cards[sh[s, SH_DECK], sh[s, SH_CARD]]
+        row = cards[ships[s, SH_DECK], ships[s, SH_CARD]]
         for k in range(n_pack):
-            o = pk[k, PK_BOAT]
-            if cb[o, CB_LOST] or pk[k, PK_FIRED] == 0:
+            o = pack[k, PK_BOAT]
+            if boats[o, CB_LOST] or pack[k, PK_FIRED] == 0:
                 continue
-            for _ in range(cfg[K_ESCORT_ROLLS]):
-                if roll_die(state, 10) + alerted + sh[s, SH_CHIT] < row[det_field]:
+            for _ in range(config[K_ESCORT_ROLLS]):
+                if roll_die(state, 10) + alerted + ships[s, SH_CHIT] < row[det_field]:
                     continue
-                if row[att_field] == NOT_ALLOWED or roll_die(state, 10) + sh[s, SH_CHIT] < row[att_field]:
+                if row[att_field] == NOT_ALLOWED or roll_die(state, 10) + ships[s, SH_CHIT] < row[att_field]:
                     continue
-                add_stress(cb, o, cfg[K_HIT_STRESS])
-                if cfg[K_SINK_ESCORT] != NOT_ALLOWED and roll_die(state, 10) >= cfg[K_SINK_ESCORT]:
-                    lose(cb, o, values)
+                add_stress(boats, o, config[K_HIT_STRESS])
+                if config[K_SINK_ESCORT] != NOT_ALLOWED and roll_die(state, 10) >= config[K_SINK_ESCORT]:
+                    lose(boats, o, values)
                     break
     for k in range(n_pack):
-        o = pk[k, PK_BOAT]
-        if not cb[o, CB_LOST]:
-            add_stress(cb, o, cfg[K_POST_STRESS])
+        o = pack[k, PK_BOAT]
+        if not boats[o, CB_LOST]:
+            add_stress(boats, o, config[K_POST_STRESS])
 
 
 @unmanaged_jit
-def fight(state, a_boat, c, cfg, g, at, cb, bs, bl, cv, cvs, wpf, so, sh, pk, cards, dmg, dk, dn, values,
-          counters, eargs, ews):
+def fight(state, a_boat, c, args, ws, values, counters):
     """C§7.2 step 4: pack, fight (C§7.4 engagement or C§7.5 abstract), Post-Combat (C§7.7)."""
-    n_pack, alerted = form_pack(state, a_boat, c, cfg, g, at, cb, bl, cv, wpf, so, pk, values)
+    config = args.config
+    boats = ws.boats
+    pack = ws.pack
+    n_pack, alerted = form_pack(state, a_boat, c, args, ws, values)
     values[M_ATTACKS] += 1
     for k in range(n_pack):
-        o = pk[k, PK_BOAT]
-        pk[k, PK_TORPEDOES0] = cb[o, CB_READY] + cb[o, CB_STORED]
-        pk[k, PK_AMMO0] = cb[o, CB_AMMO]
-    if cfg[K_CONTACT_ENGAGEMENT]:
-        ecfg0, eslots, etables, eadj, earea, edist, ebstat, ebrows = eargs
-        ship, boat, wslots, wbstat, wbrows, wcfg, em = ews
-        vp, xp, sunk, lost = fight_engagement(state, c, cv[c, CV_N_SLOTS], n_pack, alerted, cfg, cb, bs, pk, cards,
-                                              dk, dn, counters, ecfg0, eslots, etables, eadj, earea, edist, ebstat,
-                                              ebrows, ship, boat, wslots, wbstat, wbrows, wcfg, em)
+        o = pack[k, PK_BOAT]
+        pack[k, PK_TORPEDOES0] = boats[o, CB_READY] + boats[o, CB_STORED]
+        pack[k, PK_AMMO0] = boats[o, CB_AMMO]
+    if config[K_CONTACT_ENGAGEMENT]:
+        vp, xp, sunk, lost = fight_engagement(  # the hot round takes its arrays by name (campaign_engagement)
+            state, c, args.convoys[c, CV_N_SLOTS], n_pack, alerted, config, boats, args.loadouts, pack, args.cards,
+            ws.decks, ws.deck_counts, counters, args.engagement_config, args.engagement_slots, args.engagement_tables,
+            args.display_adjacent, args.display_areas, args.display_distance, args.engagement_boats,
+            args.engagement_crew_rows, ws.battle_ships, ws.battle_boats, ws.battle_slots, ws.battle_boat_static,
+            ws.battle_crew_rows, ws.battle_config, ws.battle_metrics)
         values[M_VP] += vp
         values[M_XP] += xp
         values[M_SHIPS_SUNK] += sunk
         values[M_BOATS_LOST] += lost
     else:
-        fight_abstract(state, c, n_pack, alerted, cfg, cb, bl, cv, cvs, sh, pk, cards, dmg, dk, dn, values, counters)
+        fight_abstract(state, c, n_pack, alerted, args, ws, values, counters)
     for k in range(n_pack):
-        o = pk[k, PK_BOAT]
-        if cb[o, CB_READY] + cb[o, CB_STORED] < pk[k, PK_TORPEDOES0] or cb[o, CB_AMMO] < pk[k, PK_AMMO0]:
-            cb[o, CB_ATTACKED_NOW] = 1
-        if not cb[o, CB_LOST] and cfg[K_RELOAD] == RELOAD_POST_COMBAT_AND_REFIT:
-            reload(cb, bs, o)
+        o = pack[k, PK_BOAT]
+        if boats[o, CB_READY] + boats[o, CB_STORED] < pack[k, PK_TORPEDOES0] or boats[o, CB_AMMO] < pack[k, PK_AMMO0]:
+            boats[o, CB_ATTACKED_NOW] = 1
+        if not boats[o, CB_LOST] and config[K_RELOAD] == RELOAD_POST_COMBAT_AND_REFIT:
+            reload(boats, args.loadouts, o)
 
 
 @unmanaged_jit
-def contact_phase(state, i, cfg, g, at, ct, cb, bs, bl, cv, cvs, wpf, so, sh, pk, cards, dmg, warn, warned,
-                  dk, dn, values, counters, eargs, ews):
+def contact_phase(state, i, args, ws, values, counters):
     """C§7.2 (l.351-363, 370, 378): the Contact roll, then that many Convoy cards."""
-    if cfg[K_ATTACK] == ATTACK_NEVER:  # the roll is optional (l.354)
+    config = args.config
+    areas = args.areas
+    convoys = args.convoys
+    boats = ws.boats
+    if config[K_ATTACK] == ATTACK_NEVER:  # the roll is optional (l.354)
         return
-    cb[i, CB_SEARCHED] = 1
-    a = cb[i, CB_AREA]
-    roll = (roll_die(state, 10) + cfg[K_CM_INTEL] * (g[G_COUNTER_AREA + O_INTELLIGENCE] == a)
-            + cfg[K_CM_SEEKER] * bs[i, BS_SEEKER] + cfg[K_CM_WARNING] * warn[a]
-            + cfg[K_CM_ATTACKED] * cb[i, CB_ATTACKED] + cb[i, CB_CONTACT_BONUS])
-    for _ in range(contact_count(ct, at, a, roll)):
-        if not at_sea(cb, at, i) or band(cb, bl, i) == BAND_UNFIT:
+    boats[i, CB_SEARCHED] = 1
+    a = boats[i, CB_AREA]
+    roll = (roll_die(state, 10) + config[K_CM_INTEL] * (ws.campaign[G_COUNTER_AREA + O_INTELLIGENCE] == a)
+            + config[K_CM_SEEKER] * args.loadouts[i, BS_SEEKER] + config[K_CM_WARNING] * ws.warnings[a]
+            + config[K_CM_ATTACKED] * boats[i, CB_ATTACKED] + boats[i, CB_CONTACT_BONUS])
+    for _ in range(contact_count(args.contact_tables, areas, a, roll)):
+        if not at_sea(boats, areas, i) or band(boats, args.crew_levels, i) == BAND_UNFIT:
             break
-        c = draw_convoy(state, a, cfg, g, cv, dk, dn, counters)
+        c = draw_convoy(state, a, config, ws.campaign, convoys, ws.decks, ws.deck_counts, counters)
         values[M_CONTACTS] += 1
-        if not cfg[K_WARN_ATTACK_ONLY]:
-            place_warning(i, a, warn, warned)
-        esc = cv[c, CV_N_ESCORTS]
+        if not config[K_WARN_ATTACK_ONLY]:
+            place_warning(i, a, ws.warnings, ws.warned)
+        esc = convoys[c, CV_N_ESCORTS]
         attack = True
-        if cfg[K_ATTACK] == ATTACK_NO_NAVAL:
-            attack = cv[c, CV_NAVAL] == 0
-        elif cfg[K_ATTACK] == ATTACK_MAX_ESCORTS:
-            attack = esc <= cfg[K_ATTACK_K]
+        if config[K_ATTACK] == ATTACK_NO_NAVAL:
+            attack = convoys[c, CV_NAVAL] == 0
+        elif config[K_ATTACK] == ATTACK_MAX_ESCORTS:
+            attack = esc <= config[K_ATTACK_K]
         if attack:  # else withdraw (l.370)
-            if cfg[K_WARN_ATTACK_ONLY]:
-                place_warning(i, a, warn, warned)
-            fight(state, i, c, cfg, g, at, cb, bs, bl, cv, cvs, wpf, so, sh, pk, cards, dmg, dk, dn, values,
-                  counters, eargs, ews)
-        deck_discard(dk, dn, np.int64(D_CONVOYS), c)
+            if config[K_WARN_ATTACK_ONLY]:
+                place_warning(i, a, ws.warnings, ws.warned)
+            fight(state, i, c, args, ws, values, counters)
+        deck_discard(ws.decks, ws.deck_counts, np.int64(D_CONVOYS), c)
 
 
-@unmanaged_jit
-def tactical(state, cfg, g, at, ct, cb, bs, bl, nxt, nport, ev, cv, cvs, wpf, so, sh, pk, cards, dmg, warn,
-             warned, dk, dn, values, counters, eargs, ews):
+@hot_jit
+def tactical(state, args, ws, values, counters):
     """C§7.1 and the Attacked markers of C§7.7 (A4, G21)."""
-    n_boats = cfg[K_N_BOATS]
-    if cfg[K_UNFIT_TACTICAL]:  # A8 (b)
+    config = args.config
+    areas = args.areas
+    boats = ws.boats
+    n_boats = config[K_N_BOATS]
+    if config[K_UNFIT_TACTICAL]:  # A8 (b)
         for i in range(n_boats):
-            if at_sea(cb, at, i) and band(cb, bl, i) == BAND_UNFIT:
-                move_to(state, i, nport[i, cb[i, CB_AREA]], np.int64(NO_LIMIT), cfg, g, at, cb, bl, ev, nxt, dk,
-                        dn, values, counters)
+            if at_sea(boats, areas, i) and band(boats, args.crew_levels, i) == BAND_UNFIT:
+                move_to(state, i, args.nearest_port[i, boats[i, CB_AREA]], np.int64(NO_LIMIT), args, ws, values,
+                        counters)
     for i in range(n_boats):
-        cb[i, CB_ATTACKED_NOW] = 0
-        cb[i, CB_SEARCHED] = 0
+        boats[i, CB_ATTACKED_NOW] = 0
+        boats[i, CB_SEARCHED] = 0
     for i in range(n_boats):
-        if not at_sea(cb, at, i) or cb[i, CB_SEARCH]:
+        if not at_sea(boats, areas, i) or boats[i, CB_SEARCH]:
             continue
-        if band(cb, bl, i) != BAND_UNFIT:
-            contact_phase(state, i, cfg, g, at, ct, cb, bs, bl, cv, cvs, wpf, so, sh, pk, cards, dmg, warn,
-                          warned, dk, dn, values, counters, eargs, ews)
-        cb[i, CB_SEARCH] = 1
+        if band(boats, args.crew_levels, i) != BAND_UNFIT:
+            contact_phase(state, i, args, ws, values, counters)
+        boats[i, CB_SEARCH] = 1
     for i in range(n_boats):
-        now = cb[i, CB_ATTACKED_NOW]
-        if cfg[K_ATT_JOINERS_NOT_SEARCHED] and cb[i, CB_SEARCHED]:
+        now = boats[i, CB_ATTACKED_NOW]
+        if config[K_ATT_JOINERS_NOT_SEARCHED] and boats[i, CB_SEARCHED]:
             now = 0
-        if cfg[K_ATT_UNTIL_PORT]:
-            cb[i, CB_ATTACKED] = 1 if (cb[i, CB_ATTACKED] or now) else 0
+        if config[K_ATT_UNTIL_PORT]:
+            boats[i, CB_ATTACKED] = 1 if (boats[i, CB_ATTACKED] or now) else 0
         else:
-            cb[i, CB_ATTACKED] = now
+            boats[i, CB_ATTACKED] = now
 
 
 # ----------------------------------------------------------------------------- Refit (C§4.7)
-@unmanaged_jit
-def refit(cfg, g, at, cb, bs, bm, bl, warn, warned):
+@hot_jit
+def refit(args, ws):
     """l.226-228: promote, (patrol limits on entering port), Stress recovery, resupply in
     port, reload at sea, reset the map."""
-    n_boats = cfg[K_N_BOATS]
+    config = args.config
+    loadouts = args.loadouts
+    crew_levels = args.crew_levels
+    boats = ws.boats
+    n_boats = config[K_N_BOATS]
     for i in range(n_boats):
-        if cb[i, CB_LOST]:
+        if boats[i, CB_LOST]:
             continue
-        port = in_port(cb, at, i)
-        if cfg[K_PROMOTION] == PROMOTE_ANYWHERE or (cfg[K_PROMOTION] == PROMOTE_IN_PORT and port):
+        port = in_port(boats, args.areas, i)
+        if config[K_PROMOTION] == PROMOTE_ANYWHERE or (config[K_PROMOTION] == PROMOTE_IN_PORT and port):
             for _ in range(3):  # green -> ace at most
-                lv = cb[i, CB_LEVEL]
-                need = bl[i, lv, BL_XP_NEXT]
-                if lv >= 3 or need == NO_XP_NEXT or cb[i, CB_XP] < need:
+                lv = boats[i, CB_LEVEL]
+                need = crew_levels[i, lv, BL_XP_NEXT]
+                if lv >= 3 or need == NO_XP_NEXT or boats[i, CB_XP] < need:
                     break
-                cb[i, CB_XP] -= need  # G21 placeholder xp_after_promotion: subtract
-                cb[i, CB_LEVEL] = lv + 1
-        if cb[i, CB_RETIRED]:
+                boats[i, CB_XP] -= need  # G21 placeholder xp_after_promotion: subtract
+                boats[i, CB_LEVEL] = lv + 1
+        if boats[i, CB_RETIRED]:
             continue
-        a = cb[i, CB_AREA]
+        a = boats[i, CB_AREA]
         if port:
-            add_stress(cb, i, -at[a, AT_REFIT])  # l.31
-        if bs[i, BS_COOL] and (not cfg[K_COOL_IN_PORT] or port):  # l.112, A14
-            add_stress(cb, i, cfg[K_COOL_STRESS])
-        if not port and g[G_COUNTER_AREA + O_SUPPLY_SHIP] == a:  # l.264
-            add_stress(cb, i, cfg[K_SUPPLY_STRESS])
+            add_stress(boats, i, -args.areas[a, AT_REFIT])  # l.31
+        if loadouts[i, BS_COOL] and (not config[K_COOL_IN_PORT] or port):  # l.112, A14
+            add_stress(boats, i, config[K_COOL_STRESS])
+        if not port and ws.campaign[G_COUNTER_AREA + O_SUPPLY_SHIP] == a:  # l.264
+            add_stress(boats, i, config[K_SUPPLY_STRESS])
         if port:
-            load_out(cb, bs, bm, i)
-        elif cfg[K_RELOAD] != RELOAD_PORT_ONLY:
-            reload(cb, bs, i)
+            load_out(boats, loadouts, args.missions, i)
+        elif config[K_RELOAD] != RELOAD_PORT_ONLY:
+            reload(boats, loadouts, i)
         if not port:
-            cb[i, CB_TURNS_AT_SEA] += 1
-        cb[i, CB_SEARCH] = 0
-        cb[i, CB_CONTACT_BONUS] = 0
-    if not cfg[K_WARN_CAMPAIGN]:
-        warn[:] = 0
-        warned[:, :] = 0
+            boats[i, CB_TURNS_AT_SEA] += 1
+        boats[i, CB_SEARCH] = 0
+        boats[i, CB_CONTACT_BONUS] = 0
+    if not config[K_WARN_CAMPAIGN]:
+        ws.warnings[:] = 0
+        ws.warned[:, :] = 0
 
 
 # ----------------------------------------------------------------------------- the campaign (C§9)
-@unmanaged_jit
-def setup(cfg, g, cb, bs, bm, warn, warned, dk, dn, values):
+@hot_jit
+def setup(args, ws, values):
+    config = args.config
+    loadouts = args.loadouts
+    boats = ws.boats
+    campaign = ws.campaign
     values[:] = 0
-    g[:] = 0
-    g[G_SO] = cfg[K_SO_START]
-    warn[:] = 0
-    warned[:, :] = 0
-    deck_reset(dk, dn, np.int64(D_EVENTS), cfg[K_DECK_SIZE + D_EVENTS])
-    deck_reset(dk, dn, np.int64(D_CONVOYS), cfg[K_DECK_SIZE + D_CONVOYS])
-    for i in range(cfg[K_N_BOATS]):
-        cb[i, :] = 0
-        cb[i, CB_AREA] = bs[i, BS_PORT]
-        cb[i, CB_HOME] = bs[i, BS_PORT]
-        cb[i, CB_LEVEL] = bs[i, BS_LEVEL]
-        cb[i, CB_FAT] = bs[i, BS_FAT]
-        cb[i, CB_T5] = bs[i, BS_T5]
-        cb[i, CB_MINES] = bs[i, BS_MINES]
-        cb[i, CB_DEST] = bs[i, BS_PORT]
-        cb[i, CB_MISSION_NOW] = NO_MISSION
-        load_out(cb, bs, bm, i)
+    campaign[:] = 0
+    campaign[G_SO] = config[K_SO_START]
+    ws.warnings[:] = 0
+    ws.warned[:, :] = 0
+    deck_reset(ws.decks, ws.deck_counts, np.int64(D_EVENTS), config[K_DECK_SIZE + D_EVENTS])
+    deck_reset(ws.decks, ws.deck_counts, np.int64(D_CONVOYS), config[K_DECK_SIZE + D_CONVOYS])
+    for i in range(config[K_N_BOATS]):
+        boats[i, :] = 0
+        boats[i, CB_AREA] = loadouts[i, BS_PORT]
+        boats[i, CB_HOME] = loadouts[i, BS_PORT]
+        boats[i, CB_LEVEL] = loadouts[i, BS_LEVEL]
+        boats[i, CB_FAT] = loadouts[i, BS_FAT]
+        boats[i, CB_T5] = loadouts[i, BS_T5]
+        boats[i, CB_MINES] = loadouts[i, BS_MINES]
+        boats[i, CB_DEST] = loadouts[i, BS_PORT]
+        boats[i, CB_MISSION_NOW] = NO_MISSION
+        load_out(boats, loadouts, args.missions, i)
 
 
-@unmanaged_jit
-def campaign_metrics(cfg, g, cb, lvl, values):
+@hot_jit
+def campaign_metrics(args, ws, values):
     """C§8: the success level reached and the per-boat metrics."""
-    values[M_TURNS] = g[G_TURN]
-    values[M_SO_LEFT] = g[G_SO]
+    config = args.config
+    success_levels = args.success_levels
+    boats = ws.boats
+    values[M_TURNS] = ws.campaign[G_TURN]
+    values[M_SO_LEFT] = ws.campaign[G_SO]
     level = -1
-    for k in range(cfg[K_N_LEVELS]):  # thresholds ascending: the last one <= VP
-        if values[M_VP] >= lvl[0, k]:
-            level = lvl[1, k]
+    for k in range(config[K_N_LEVELS]):  # thresholds ascending: the last one <= VP
+        if values[M_VP] >= success_levels[LV_VP, k]:
+            level = success_levels[LV_SHEET_INDEX, k]
     if level >= 0:
         values[N_FIXED_METRICS + level] = 1
-    base = N_FIXED_METRICS + cfg[K_N_LEVELS]
-    for i in range(cfg[K_N_BOATS]):
+    base = N_FIXED_METRICS + config[K_N_LEVELS]
+    for i in range(config[K_N_BOATS]):
         row = base + N_BOAT_METRICS * i
-        values[row + BM_VP] = cb[i, CB_VP]
-        values[row + BM_XP] = cb[i, CB_XP_TOTAL]
-        values[row + BM_LOST] = cb[i, CB_LOST]
-        values[row + BM_PATROLS] = cb[i, CB_PATROLS]
-        values[row + BM_LEVEL] = cb[i, CB_LEVEL]
+        values[row + BM_VP] = boats[i, CB_VP]
+        values[row + BM_XP] = boats[i, CB_XP_TOTAL]
+        values[row + BM_LOST] = boats[i, CB_LOST]
+        values[row + BM_PATROLS] = boats[i, CB_PATROLS]
+        values[row + BM_LEVEL] = boats[i, CB_LEVEL]
 
 
 @unmanaged_jit
 def campaign_trial(state, values, counters, ws, args):
     """One campaign (C§9) in the driver's trial form."""
-    cfg, at, ct, bs, bm, bl, bmine, nxt, nport, boxa, patrol, ev, cv, cvs, cards, dmg, wpf, so, lvl = args[:19]
-    eargs = args[19:]  # the engagement model's static arrays (flat: the parallel driver takes no nested tuples)
-    cb, g, warn, warned, dk, dn, sh, pk = ws[:8]
-    ews = ws[8:]
-    setup(cfg, g, cb, bs, bm, warn, warned, dk, dn, values)
-    n_boats = cfg[K_N_BOATS]
-    for _ in range(cfg[K_MAX_TURNS] + 1):
+    config = args.config
+    campaign = ws.campaign
+    setup(args, ws, values)
+    for _ in range(config[K_MAX_TURNS] + 1):
         any_active = False
-        for i in range(n_boats):
-            if active(cb, i):
+        for i in range(config[K_N_BOATS]):
+            if active(ws.boats, i):
                 any_active = True
         if not any_active:
             break
-        if g[G_TURN] == cfg[K_MAX_TURNS]:  # the named campaign cap
+        if campaign[G_TURN] == config[K_MAX_TURNS]:  # the named campaign cap
             values[M_P_TURN_CAP] = 1
             counters[CT_TURN_CAP] += 1
             break
-        g[G_TURN] += 1
-        strategic(cfg, g, at, cb, bs, bm, bl, nport, boxa, patrol, so, values)
-        operations(state, cfg, g, at, cb, bs, bm, bl, bmine, nxt, nport, ev, sh, cards, dmg, dk, dn, values,
-                   counters)
-        tactical(state, cfg, g, at, ct, cb, bs, bl, nxt, nport, ev, cv, cvs, wpf, so, sh, pk, cards, dmg, warn,
-                 warned, dk, dn, values, counters, eargs, ews)
-        refit(cfg, g, at, cb, bs, bm, bl, warn, warned)
-    campaign_metrics(cfg, g, cb, lvl, values)
+        campaign[G_TURN] += 1
+        strategic(args, ws, values)
+        operations(state, args, ws, values, counters)
+        tactical(state, args, ws, values, counters)
+        refit(args, ws)
+    campaign_metrics(args, ws, values)
 
 
 @jit
 def campaign_workspace(args):
-    """Chunk-local campaign arrays: (boats, scalars, warnings, warned, decks, deck sizes,
-    ships, pack, the engagement model's battle arrays)."""
-    cfg = args[0]
-    cards = args[14]
-    n_boats = max(cfg[K_N_BOATS], 1)
-    max_cards = cards.shape[1]
+    """The chunk-local :class:`~kernels.uboat_leader.campaign_state.CampaignWorkspace` of a
+    campaign point (the engagement model's battle arrays at their hard sizes)."""
+    config = args.config
+    n_boats = max(config[K_N_BOATS], 1)
+    n_areas = max(config[K_N_AREAS], 1)
+    max_cards = args.cards.shape[1]
     for d in range(N_CAMPAIGN_DECKS):
-        max_cards = max(max_cards, cfg[K_DECK_SIZE + d])
-    return (np.zeros((n_boats, N_CB_FIELDS), np.int64),
-            np.zeros(N_G_FIELDS, np.int64),
-            np.zeros(max(cfg[K_N_AREAS], 1), np.int64),
-            np.zeros((n_boats, max(cfg[K_N_AREAS], 1)), np.int64),
-            np.zeros((N_CAMPAIGN_DECKS, 3, max_cards), np.int64),
-            np.zeros((N_CAMPAIGN_DECKS, 2), np.int64),
-            np.zeros((max(MAX_SHIPS, ATTACK_BOX_SHIPS), N_SH_FIELDS), np.int64),
-            np.zeros((n_boats + 1, N_PK_FIELDS), np.int64),
-            np.zeros((MAX_SHIPS, N_SHIP_FIELDS), np.int64), np.zeros((MAX_BOATS, N_BOAT_FIELDS), np.int64),
-            np.zeros((MAX_SHIPS, N_SLOT_FIELDS), np.int64), np.zeros((MAX_BOATS, N_BOAT_STATIC), np.int64),
-            np.zeros((MAX_BOATS, 2, N_ROW_FIELDS), np.int64), np.zeros(args[19].shape[0], np.int64),
-            np.zeros(N_ENGAGEMENT_METRICS, np.int64))
+        max_cards = max(max_cards, config[K_DECK_SIZE + d])
+    return CampaignWorkspace(
+        np.zeros((n_boats, N_CB_FIELDS), np.int64), np.zeros(N_G_FIELDS, np.int64), np.zeros(n_areas, np.int64),
+        np.zeros((n_boats, n_areas), np.int64), np.zeros((N_CAMPAIGN_DECKS, 3, max_cards), np.int64),
+        np.zeros((N_CAMPAIGN_DECKS, 2), np.int64), np.zeros((SHIP_ROWS, N_SH_FIELDS), np.int64),
+        np.zeros((n_boats + 1, N_PK_FIELDS), np.int64),
+        np.zeros((MAX_SHIPS, N_SHIP_FIELDS), np.int64), np.zeros((MAX_BOATS, N_BOAT_FIELDS), np.int64),
+        np.zeros((MAX_SHIPS, N_SLOT_FIELDS), np.int64), np.zeros((MAX_BOATS, N_BOAT_STATIC), np.int64),
+        np.zeros((MAX_BOATS, 2, N_ROW_FIELDS), np.int64), np.zeros(args.engagement_config.shape[0], np.int64),
+        np.zeros(N_ENGAGEMENT_METRICS, np.int64))
 
 
 @parallel_jit
 def campaign_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, args):
     """Per-chunk (hist, moments, counters) of the campaign metrics (:mod:`kernels.driver`)."""
     return run_trials(campaign_trial, campaign_workspace, args, seed, key, chunk_lo, chunk_hi, chunk_size,
-                      n_trials, args[0][K_N_METRICS], n_bins, N_COUNTERS)
+                      n_trials, args.config[K_N_METRICS], n_bins, N_COUNTERS)

@@ -1,17 +1,20 @@
 """Array layouts of the campaign kernel (docs/models/uboat_leader_campaign.md §9, §12).
 
 A campaign is plain integer arrays whose columns are named below, so the kernel reads
-``cb[i, CB_STRESS]`` where the reference reads ``b["stress"]``. The Python layer
-(:mod:`analyzer.games.uboat_leader.campaign_compile`) fills the static arrays; the mutable
-ones are chunk-local scratch reset at the start of every trial. SO amounts are kept in
-half points (the ½-SO advanced torpedo, l.275), so every cost is an integer.
+``boats[i, CB_STRESS]`` where the reference reads ``b["stress"]``. The Python layer
+(:mod:`analyzer.games.uboat_leader.campaign_compile`) fills the static arrays, handed to the
+kernel as one :class:`CampaignArgs` record of arrays by field name; the mutable ones are the
+chunk-local :class:`CampaignWorkspace`, reset at the start of every trial. SO amounts are
+kept in half points (the ½-SO advanced torpedo, l.275), so every cost is an integer.
 
 After editing this file, delete ``kernels/uboat_leader/__pycache__``: numba's on-disk cache
 is keyed on each kernel's own source file and does not see constants imported from here.
 """
 from __future__ import annotations
 
-from kernels.uboat_leader.state import N_DECKS
+from collections import namedtuple
+
+from kernels.uboat_leader.state import MAX_SHIPS, N_DECKS
 
 #: the two persistent decks of a campaign (C§4.4, C§7.2), after the engagement's five
 D_EVENTS, D_CONVOYS = N_DECKS, N_DECKS + 1
@@ -20,15 +23,18 @@ N_CAMPAIGN_DECKS = N_DECKS + 2
 #: SO in the kernel: half points
 SO_UNITS = 2
 
-# ---- area kinds and static area table at[a, field] ------------------------------------
+# ---- area kinds and static area table areas[a, field] ---------------------------------
 AREA_PORT, AREA_SEA, AREA_CHANNEL = 0, 1, 2
 MS_MINE, MS_ATTACK, MS_RAIDER = 0, 1, 2
 N_MISSION_TYPES = 3
 (AT_KIND, AT_REFIT, AT_MOVE, AT_PATROL, AT_CT_LEN, AT_NAVAL_CARDS, AT_BOX_EVENTS) = range(7)
 #: AT_BOX_EVENTS + mission type: the box's Event number, -1 = no box of that type
 N_AT_FIELDS = AT_BOX_EVENTS + N_MISSION_TYPES
+#: contact_tables[a, row, field]: the Area's [min_roll, contacts] rows (G5), AT_CT_LEN of them
+CR_MIN_ROLL, CR_CONTACTS = 0, 1
+N_CR_FIELDS = 2
 
-# ---- boat static bs[i, field] and crew levels bl[i, level, field] ----------------------
+# ---- boat loadouts[i, field] and crew levels crew_levels[i, level, field] ---------------
 (BS_AMMO, BS_SEEKER, BS_COOL, BS_READY, BS_STORED, BS_FAT, BS_T5, BS_MINES, BS_N_MISSIONS,
  BS_PORT, BS_LEVEL) = range(11)
 N_BS_FIELDS = 11
@@ -40,31 +46,35 @@ ROW_TS, ROW_GS, ROW_EV = BL_TS_OKAY, BL_GS_OKAY, BL_EV_OKAY
 N_LEVELS = 4
 NO_XP_NEXT = -1
 
-# ---- boat state (mutable) cb[i, field] --------------------------------------------------
+# ---- boat state (mutable) boats[i, field] -----------------------------------------------
 (CB_AREA, CB_HOME, CB_SEARCH, CB_STRESS, CB_XP, CB_XP_TOTAL, CB_VP, CB_LEVEL, CB_READY, CB_STORED,
  CB_AMMO, CB_FAT, CB_T5, CB_MINES, CB_MPOS, CB_PATROLS, CB_RETIRED, CB_LOST, CB_TURNS_AT_SEA,
  CB_ATTACKED, CB_ATTACKED_NOW, CB_SEARCHED, CB_CONTACT_BONUS, CB_DEST, CB_MISSION_NOW) = range(25)
 N_CB_FIELDS = 25
 NO_MISSION = -1
 
-# ---- pack scratch pk[k, field] (k = position in the pack) --------------------------------
+# ---- pack scratch pack[k, field] (k = position in the pack) ------------------------------
 PK_BOAT, PK_FIRED, PK_TORPEDOES0, PK_AMMO0 = range(4)
 N_PK_FIELDS = 4
 
-# ---- abstract-model ship scratch sh[s, field] --------------------------------------------
+# ---- abstract-model ship scratch ships[s, field] -----------------------------------------
 SH_CARD, SH_DECK, SH_ESCORT, SH_SUNK, SH_LIGHT, SH_HEAVY, SH_CHIT, SH_NEW = range(8)
 N_SH_FIELDS = 8
+#: Naval cards an Attack box may draw (the compiler refuses a box that draws more)
+ATTACK_BOX_SHIPS = 16
+#: ship scratch rows: a Convoy card's slots or an Attack box's Naval cards
+SHIP_ROWS = max(MAX_SHIPS, ATTACK_BOX_SHIPS)
 
-# ---- convoy cards cv[c, field], slots cvs[c, s] = KIND_M/N/E ------------------------------
+# ---- convoy cards convoys[c, field], slots convoy_slots[c, s] = KIND_M/N/E ----------------
 CV_NAVAL, CV_N_SLOTS, CV_N_ESCORTS = range(3)
 N_CV_FIELDS = 3
 
-# ---- events ev[card, half, field] ----------------------------------------------------------
+# ---- events events[card, half, field] ------------------------------------------------------
 EV_TYPE, EV_N = 0, 1
 EV_NONE, EV_STRESS, EV_STRESS_ROLL, EV_CONTACT = 0, 1, 2, 3
 HALF_EARLY, HALF_LATE = 0, 1
 
-# ---- Special Options so[row, option]: cost (half SO), max (-1 = U), order -------------------
+# ---- special_options[row, option]: cost (half SO), max (-1 = U), order ----------------------
 O_AIR_SEARCH, O_SUPPLY_SHIP, O_INTELLIGENCE, O_PRIORITY_RR, O_RADIO_CALL = range(5)
 N_SO_OPTIONS = 5
 SO_COST, SO_MAX, SO_ORDER = 0, 1, 2
@@ -72,7 +82,7 @@ SO_UNLIMITED = -1
 #: map counters (one Area each per turn): the first three options
 N_MAP_COUNTERS = 3
 
-# ---- campaign scalars (mutable) g[field] ---------------------------------------------------
+# ---- campaign scalars (mutable) campaign[field] --------------------------------------------
 G_SO, G_TURN, G_BOUGHT = 0, 1, 2
 G_COUNTER_AREA = G_BOUGHT + N_SO_OPTIONS  # + O_AIR_SEARCH / O_SUPPLY_SHIP / O_INTELLIGENCE, -1 = none
 N_G_FIELDS = G_COUNTER_AREA + N_MAP_COUNTERS
@@ -93,12 +103,15 @@ N_FIXED_METRICS = 16
 #: then one p_level_<name> per success level (sheet order), then per boat (list order) these five
 BM_VP, BM_XP, BM_LOST, BM_PATROLS, BM_LEVEL = range(5)
 N_BOAT_METRICS = 5
+#: success_levels[row, rank] (ranks by ascending VP threshold): the threshold, the level's sheet index
+LV_VP, LV_SHEET_INDEX = 0, 1
+N_LV_ROWS = 2
 
 # ---- counters: the engagement kernel's five (kernels.uboat_leader.state CT_*), then ---------
 CT_TURN_CAP, CT_ROUTE_FAILED = 5, 6
 N_COUNTERS = 7
 
-# ---- configuration cfg[field] ----------------------------------------------------------------
+# ---- configuration config[field] -------------------------------------------------------------
 _CFG_NAMES = (
     # campaign
     "N_BOATS", "N_AREAS", "N_METRICS", "N_LEVELS", "PATROL_LIMIT", "MAX_TURNS", "SO_START",
@@ -139,3 +152,37 @@ _CFG_NAMES = (
  K_DECK_SIZE) = range(len(_CFG_NAMES))
 #: K_DECK_SIZE + d for d in 0..N_CAMPAIGN_DECKS-1
 N_CFG = K_DECK_SIZE + N_CAMPAIGN_DECKS
+
+#: One campaign point as the kernel receives it (``compile_campaign(...).args``): the static
+#: arrays by field name, laid out as above. ``config[K_*]``; the map: ``areas[a, AT_*]``,
+#: ``contact_tables[a, row, CR_*]``; the fleet: ``loadouts[i, BS_*]``, ``missions[i, k] = MS_*``
+#: (in order), ``crew_levels[i, level, BL_*]``, ``mine_vp[i, a]`` (VP of boat i's mines laid in
+#: Area a's box); the per-boat routes and plans (C§4.3, C§6): ``next_area[i, dest, a]``,
+#: ``nearest_port[i, a]``, ``nearest_box[i, a, MS_*]``, ``patrol_area[i, home, a]`` (-1: none);
+#: the decks: ``events[card, half, EV_*]``, ``convoys[c, CV_*]``, ``convoy_slots[c, s] = KIND_*``,
+#: ``cards[deck, card, C_*]``; ``damage_table[d10] = DAMAGE_*``, ``wolfpack_stress[d10]`` (1: a
+#: Stress result), ``special_options[SO_*, option]``, ``success_levels[LV_*, rank]``; then the
+#: ``engagement`` contact model's static arrays (:mod:`kernels.uboat_leader.state` layouts; tiny
+#: placeholders under ``abstract``): its ``config``, each Convoy card's ``slots``, ``tables``,
+#: the tactical display (``display_adjacent``, ``display_areas``, ``display_distance``) and every
+#: boat's ``boats[i, level, BS_*]`` / ``crew_rows[i, level, row, R_*]`` at each crew level.
+#: Flat (the parallel driver takes no nested tuple).
+CampaignArgs = namedtuple("CampaignArgs", (
+    "config", "areas", "contact_tables", "loadouts", "missions", "crew_levels", "mine_vp",
+    "next_area", "nearest_port", "nearest_box", "patrol_area",
+    "events", "convoys", "convoy_slots", "cards", "damage_table", "wolfpack_stress", "special_options",
+    "success_levels",
+    "engagement_config", "engagement_slots", "engagement_tables", "display_adjacent", "display_areas",
+    "display_distance", "engagement_boats", "engagement_crew_rows"))
+
+#: Chunk-local scratch of one campaign (``campaign_workspace``): ``boats[i, CB_*]``,
+#: ``campaign[G_*]``, ``warnings[a]`` (Warning counters), ``warned[i, a]`` (boat i has placed its
+#: Warning in Area a), the decks ``decks[d, DK_*, k]`` / ``deck_counts[d, DECK_*]`` (every deck of
+#: a campaign, :data:`N_CAMPAIGN_DECKS`), ``ships[s, SH_*]`` (:data:`SHIP_ROWS` rows),
+#: ``pack[k, PK_*]``; then the battle arrays of the ``engagement`` contact model
+#: (:mod:`kernels.uboat_leader.state` layouts): ships, boats, slots, boat statics, crew rows,
+#: config and metrics of the contact being fought.
+CampaignWorkspace = namedtuple("CampaignWorkspace", (
+    "boats", "campaign", "warnings", "warned", "decks", "deck_counts", "ships", "pack",
+    "battle_ships", "battle_boats", "battle_slots", "battle_boat_static", "battle_crew_rows", "battle_config",
+    "battle_metrics"))

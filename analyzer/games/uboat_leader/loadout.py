@@ -31,6 +31,7 @@ from analyzer.games.uboat_leader.rules import ENGAGEMENT_OPTIONS, WOLFPACK_OPTIO
 from analyzer.core.questions import Context, Metric, Prepared, Question, register
 from kernels.uboat_leader import loadout as K
 from kernels.uboat_leader import state as S
+from kernels.uboat_leader.campaign_state import CampaignArgs
 
 SoPolicy = Union[Literal["intel", "none", "air_search", "support"], SoParams]
 Level = Literal["green", "trained", "veteran", "ace"]
@@ -209,11 +210,10 @@ class Loadout(Question):
         metrics += [Metric(f"p_level_{lv}.{m}", f"P(success level {lv}) with {m}", "probability")
                     for lv in levels for m in names]
         assert len(metrics) == (K.G_LEVEL0 + len(levels)) * n
-        stacked = [_stack([c.args[i] for c in compiled]) for i in range(K.N_CAMPAIGN_ARGS)]
-        wcfg = stacked[0].max(axis=0)
+        fleets = CampaignArgs._make(_stack(list(field)) for field in zip(*(c.args for c in compiled)))
         lcfg = np.zeros(K.N_LCFG, np.int64)
         lcfg[[K.L_N_FLEETS, K.L_N_LEVELS, K.L_N_METRICS]] = [n, len(levels), len(metrics)]
-        args = (lcfg, wcfg, *stacked)
+        args = K.LoadoutArgs(lcfg, fleets.config.max(axis=0), *fleets)
 
         advanced = any(b.advanced.fat + b.advanced.t5 for pl in plans for b in pl.fleet)
         placeholders = campaign_placeholders(ctx.rules, advanced, gd)
