@@ -8,7 +8,6 @@ question may add its own figures.
 """
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
