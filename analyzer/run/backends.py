@@ -306,13 +306,16 @@ class DaskBackend:
     def _result(fut):
         """The task's result, waited for in slices of :data:`POLL_SECONDS` with the stop flag
         checked between them (a bare ``result()`` swallows Ctrl-C / SIGTERM, and blocks forever
-        on a cluster that lost its workers)."""
+        on a cluster that lost its workers). It waits on a done-callback, not on
+        ``result(timeout=...)``: distributed's timed ``result`` can fail with an
+        ``UnboundLocalError`` when the timeout and the result arrive together (dask/distributed#8514,
+        seen in this test suite on a loaded machine)."""
         from analyzer.core import interrupt
-        while True:
-            try:
-                return fut.result(timeout=POLL_SECONDS)
-            except TimeoutError:
-                interrupt.check()
+        done = threading.Event()
+        fut.add_done_callback(lambda _: done.set())
+        while not done.wait(POLL_SECONDS):
+            interrupt.check()
+        return fut.result()
 
 
 def make_backend(name: str, *, scheduler: str | None = None, workers: int | None = None):
