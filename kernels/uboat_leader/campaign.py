@@ -44,7 +44,7 @@ from kernels.uboat_leader.campaign_state import (
     CB_TURNS_AT_SEA, CB_VP, CB_XP, CB_XP_TOTAL, CR_CONTACTS, CR_MIN_ROLL, CT_ROUTE_FAILED, CT_TURN_CAP,
     CV_N_ESCORTS, CV_N_SLOTS, CV_NAVAL, D_CONVOYS, D_EVENTS, EV_CONTACT, EV_N, EV_STRESS, EV_STRESS_ROLL,
     EV_TYPE, G_BOUGHT, G_COUNTER_AREA, G_SO, G_TURN, HALF_EARLY, HALF_LATE, K_ABORT_BAND, K_AIR_CHOICE,
-    K_ATT_JOINERS_NOT_SEARCHED, K_ATT_UNTIL_PORT, K_ATTACK, K_ATTACK_K, K_BOX_PLUS_MOVE,
+    K_ATT_END_OF_TURN, K_ATT_JOINERS_NOT_SEARCHED, K_ATT_UNTIL_PORT, K_ATTACK, K_ATTACK_K, K_BOX_PLUS_MOVE,
     K_CAL_ADVANCING, K_CAL_YEAR, K_CONTACT_ENGAGEMENT, K_CM_ATTACKED, K_CM_INTEL, K_CM_SEEKER, K_CM_WARNING,
     K_COOL_IN_PORT,
     K_COOL_STRESS, K_DECK_SIZE, K_ESCORT_ROLLS, K_GUN_MOD0, K_HEAVY_BONUS, K_HIT_STRESS,
@@ -74,6 +74,7 @@ from kernels.uboat_leader.state import (
     C_SURFACE_ATTACK, C_TORPEDO, C_VP, C_XP, D_ESCORT, D_FLEET, D_MERCHANT, D_NAVAL, D_TACTICS,
     DAMAGE_HEAVY, DAMAGE_SUNK, DECK_DISCARDS, DECK_LEFT, KIND_E, KIND_N, MAX_BOATS, MAX_SHIPS,
     N_BOAT_FIELDS, N_BOAT_STATIC, N_ROW_FIELDS, N_SHIP_FIELDS, N_SLOT_FIELDS, NOT_ALLOWED)
+from kernels.uboat_leader.state import K_POST_STRESS as EK_POST_STRESS
 from kernels.uboat_leader.state import N_METRICS as N_ENGAGEMENT_METRICS
 
 #: move_to results
@@ -517,7 +518,8 @@ def plan(i, args, boats):
 
 @hot_jit
 def strategic(args, ws, values):
-    """C§4.1: plans, then purchases in ``policy.so.order`` (each option once per turn)."""
+    """C§4.1: plans, then purchases in ``policy.so.order`` (each option once per turn); Priority
+    R&R re-plans the boats in port it made fit."""
     config = args.config
     areas = args.areas
     special_options = args.special_options
@@ -544,6 +546,7 @@ def strategic(args, ws, values):
                 for i in range(n_boats):
                     if active(boats, i) and in_port(boats, areas, i):
                         add_stress(boats, i, config[K_RR_STRESS])
+                        plan(i, args, boats)  # 'antes de pasar al Segmento de Operaciones' (l.271): it may sail now
             continue
         best = -1
         best_n = 0
@@ -759,6 +762,21 @@ def fight_abstract(state, c, n_pack, alerted, args, ws, values, counters):
             add_stress(boats, o, config[K_POST_STRESS])
 
 
+@hot_jit
+def post_combat(i, args, ws):
+    """The Post-Combat Phase (C§7.7) of a boat that withdrew (l.370): 'Añadir Estrés' (the
+    abstract model's Post-Combat Stress, the engagement's post_combat_stress module) and
+    'Recargar Torpedos'."""
+    config = args.config
+    boats = ws.boats
+    if config[K_CONTACT_ENGAGEMENT]:
+        add_stress(boats, i, args.engagement_config[EK_POST_STRESS])
+    else:
+        add_stress(boats, i, config[K_POST_STRESS])
+    if config[K_RELOAD] == RELOAD_POST_COMBAT_AND_REFIT:
+        reload(boats, args.loadouts, i)
+
+
 @unmanaged_jit
 def fight(state, a_boat, c, args, ws, values, counters):
     """C§7.2 step 4: pack, fight (C§7.4 engagement or C§7.5 abstract), Post-Combat (C§7.7)."""
@@ -819,10 +837,12 @@ def contact_phase(state, i, args, ws, values, counters):
             attack = convoys[c, CV_NAVAL] == 0
         elif config[K_ATTACK] == ATTACK_MAX_ESCORTS:
             attack = esc <= config[K_ATTACK_K]
-        if attack:  # else withdraw (l.370)
+        if attack:
             if config[K_WARN_ATTACK_ONLY]:
                 place_warning(i, a, ws.warnings, ws.warned)
             fight(state, i, c, args, ws, values, counters)
+        else:  # withdraw: 'pasa directamente a la Fase de Resolución Post-Combate' (l.370)
+            post_combat(i, args, ws)
         deck_discard(ws.decks, ws.deck_counts, np.int64(D_CONVOYS), c)
 
 
@@ -846,6 +866,10 @@ def tactical(state, args, ws, values, counters):
             continue
         if band(boats, args.crew_levels, i) != BAND_UNFIT:
             contact_phase(state, i, args, ws, values, counters)
+            if not config[K_ATT_END_OF_TURN]:  # 'al final de un Segmento Táctico en el que ha atacado' (l.76, l.351)
+                for o in range(n_boats):
+                    if boats[o, CB_ATTACKED_NOW] and not (config[K_ATT_JOINERS_NOT_SEARCHED] and boats[o, CB_SEARCHED]):
+                        boats[o, CB_ATTACKED] = 1
         boats[i, CB_SEARCH] = 1
     for i in range(n_boats):
         now = boats[i, CB_ATTACKED_NOW]

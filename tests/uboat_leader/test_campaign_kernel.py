@@ -102,10 +102,11 @@ CASES = {
     "seeker_cool": (
         {"duration": "medium", "fleet": FLEET, "policy": {"wolfpack": "never", "attack": {"max_escorts": 0}}},
         {"cool": "every_refit"}, {"abilities": {"U-43": ["seeker"], "U-47": ["cool"], "U-51": ["seeker", "cool"]}}),
-    # Cool in port only; an advancing calendar that crosses the Events' split year (data: 1940)
+    # Cool in port only; an advancing calendar that crosses the Events' split year (data: 1940);
+    # the Attacked markers placed once every boat has acted (attacked_timing b)
     "cool_in_port_calendar": (
         {"duration": "medium", "fleet": FLEET, "policy": {"so": "air_search", "wolfpack": {"escorts_at_least": 2}}},
-        {"cool": "in_port", "calendar": "advancing"},
+        {"cool": "in_port", "calendar": "advancing", "attacked_timing": "end_of_turn"},
         {"abilities": {"U-47": ["cool"], "U-56": ["cool"]}, "split_year": 1940}),
 }
 
@@ -252,7 +253,8 @@ def test_placeholders_listed_and_strict_refuses(tmp_path):
             "campaign_map.areas[1].contact_table", "events.cards[0].count", "tactical_display.layout",
             "combat.uboat_attack_module.damage_table", "convoys[0].slots[0].area"} <= paths
     assert "rules.advanced_torpedoes" not in paths  # no FAT/T5 in this fleet
-    assert not any(p.startswith(("campaign_map.layout", "campaign_rules.abstract_contact_module")) for p in paths)
+    assert "campaign_map.layout" in paths  # the Areas and links beyond the examples are invented (G1)
+    assert not any(p.startswith("campaign_rules.abstract_contact_module") for p in paths)
     _, _, abstract = prepare("campaign", {"fleet": FLEET}, ABSTRACT)
     abstract_paths = {p.path for p in abstract.placeholders}
     assert "campaign_rules.abstract_contact_module.escort_rolls_per_boat" in abstract_paths
@@ -343,5 +345,9 @@ def test_precomputed_routes_and_plans_match_the_reference_map(sheet, route, patr
                 if cmap.dist_to(home, b["cls"])[a] is None:
                     continue
                 b["home"] = home
+                if not any(not cmap.barred(x, b["cls"]) and cmap.dist_to(x, b["cls"])[a] is not None
+                           for x in cmap.seas):  # e.g. a Type II in Lorient (l.102): no patrol from here
+                    assert patrol_tab[i, home, a] == -1, (b["id"], cmap.names[home], cmap.names[a])
+                    continue
                 assert patrol_tab[i, home, a] == ref.patrol_area(b), (b["id"], cmap.names[home], cmap.names[a])
     assert checked > 0

@@ -200,10 +200,10 @@ def test_u47_aborts_before_a_draw_when_shaken_and_keeps_the_counter():
 def test_unfit_from_a_box_event_fails_the_attack_mission():
     c = campaign(U47, rolls=[], stacked={"events": [event("Ataque Submarino Aliado")] * 10})
     b = boat(c, "U-47")
-    b["stress"] = 5
+    b["stress"] = 3
     c.mission_pol["abort_band"] = "unfit"                   # never abort
     c.endurance = dict(C.ENDURANCE["aggressive"])
-    one_turn_ops(c)                                          # 5 + 2 = 7 (move), box: 9, 11, 13 -> Unfit
+    one_turn_ops(c)  # 3 + 2 = 5 (move), box: 7, 9, 11 -> Unfit (Veteran U-47: Okay to 5 (l.307), Shaken to 9 ph)
     assert events_of(c) == ["Ataque Submarino Aliado"] * 4
     assert c.m["missions_failed"] == 1 and b["missions"] == [] and c.m["attack_vp"] == 0 and b["search"]
 
@@ -317,6 +317,7 @@ def _contacts_hist(rules=None, intel=False, warnings=0, n=3000, seed=11):
     for _ in range(n):
         c.counters_active = {"intelligence": {ib} if intel else set(), "air_search": set(), "supply_ship": set()}
         c.warnings, c.warned = ({ib: warnings} if warnings else {}), set()
+        b["stress"] = 0  # each withdrawal adds Post-Combat Stress (l.370): start every roll fresh
         before = c.m["contacts"]
         c.contact_phase(b)
         out.append(c.m["contacts"] - before)
@@ -605,8 +606,16 @@ def test_sheet_vp_thresholds_are_read():
 
 
 def test_sheet_removed_convoys_is_read():
-    # only the Lone card (1 merchant, no escorts) is left: fewer ships per contact
-    assert _sheet_runs(lambda s, d: s.update(removed_convoys=[37, 2, 3]), "ships_sunk") < _base("ships_sunk")
+    """Only the Lone card 1 (1 merchant, no escorts) is left: at most one ship sunk per attack, in
+    every trial; with every card some attack sinks more."""
+    def per_trial(mutate):
+        data = copy.deepcopy(DATA)
+        mutate(data["campaigns"]["comienza_la_batalla"])
+        out = C.simulate(BASE, ABSTRACT, data, n=80, seed=31)
+        return list(zip(out["ships_sunk"], out["attacks"]))
+    lone = per_trial(lambda s: s.update(removed_convoys=[c["card"] for c in DATA["convoys"] if c["card"] != 1]))
+    assert all(sunk <= attacks for sunk, attacks in lone) and sum(a for _, a in lone) > 0
+    assert any(sunk > attacks for sunk, attacks in per_trial(lambda s: None))
 
 
 def test_sheet_tactics_in_use_is_read():

@@ -49,6 +49,11 @@ CAMPAIGN_OPTIONS = (
           "of their own (l.76)", "A4"),
     _copt("attacked_duration", ["one_turn", "until_port"], "the Attacked marker re-set each Tactical Segment, or "
           "kept until port", "G21"),
+    _copt("attacked_timing", ["end_of_boat_segment", "end_of_turn"],
+          "the marker is placed 'al final de un Segmento Táctico en el que ha atacado' (l.76), and each boat has "
+          "its own ('Completa el Segmento Táctico para el U-Boat activo antes de empezar ... con otro', l.351): "
+          "a joiner that searches later in the turn has it; or only once every boat has acted (before 2026-12)",
+          "A4"),
     _copt("mission_box_events", ["box_only", "box_plus_move"],
           "entering a mission box draws only the box's Events ('roba el número de cartas de Evento que se indican "
           "en el recuadro', l.300) or also the Area's Movement value", "A7"),

@@ -266,6 +266,7 @@ def _campaign_map(sheet: Sheet, ctx: Context, gd: GameData) -> tuple[CampaignMap
     map_file = MAP_FILE.format(sheet.data["map"])
     cmap_raw = ctx.load(map_file, "")[0]["campaign_map"]
     gd.use("campaign_map.areas", map_file)
+    gd.use("campaign_map.layout", map_file)  # which Areas exist and how they link: not in the source (G1)
     return CampaignMap(cmap_raw, f"{map_file}: campaign_map"), map_file
 
 
@@ -569,10 +570,13 @@ def _card_table(deck_cards: dict, chits: list[int]) -> np.ndarray:
     return cards
 
 
-def _damage_table(gd: GameData, combat: dict) -> np.ndarray:
-    """[d10 face] = DAMAGE_* of the placeholder U-boat attack module (data/combat.yaml)."""
-    for key in ("uboat_attack_module", "enemy_attack_module.hit_stress", "enemy_attack_module.sink_roll.escort",
-                "heavy_damage_attack_bonus"):
+def _damage_table(gd: GameData, combat: dict, enemy_attack: bool) -> np.ndarray:
+    """[d10 face] = DAMAGE_* of the placeholder U-boat attack module (data/combat.yaml); the
+    enemy attack module's numbers are read only when ``rules.enemy_attack`` uses them."""
+    keys = ["uboat_attack_module", "heavy_damage_attack_bonus"]
+    if enemy_attack:
+        keys += ["enemy_attack_module.hit_stress", "enemy_attack_module.sink_roll.escort"]
+    for key in keys:
         gd.use(f"combat.{key}")
     table = combat["uboat_attack_module"]["damage_table"]
     damage = np.zeros(11, np.int64)
@@ -690,7 +694,9 @@ def _module_config(rules: dict, crules: dict, combat: dict, wp: dict) -> dict[in
         CS.K_POST_STRESS: crules["post_combat_module"]["stress"] if rules["post_combat_stress"] == "plus_one" else 0,
         CS.K_FAT_BONUS: crules["advanced_torpedo_module"]["fat_bonus"] if advanced else 0,
         CS.K_T5_BONUS: crules["advanced_torpedo_module"]["t5_bonus"] if advanced else 0,
-        CS.K_ESCORT_ROLLS: crules["abstract_contact_module"]["escort_rolls_per_boat"],
+        # rules.enemy_attack: none -> the escorts never roll (no Stress, no loss) in the abstract model too
+        CS.K_ESCORT_ROLLS: (crules["abstract_contact_module"]["escort_rolls_per_boat"]
+                            if rules["enemy_attack"] != "none" else 0),
         CS.K_HIT_STRESS: ea["hit_stress"], CS.K_SINK_ESCORT: S.NOT_ALLOWED if sink is None else sink,
         CS.K_WP_JOIN_MIN: wp["join_min"], CS.K_WP_ATTACKED_MOD: wp["attacked_modifier"],
         CS.K_WP_STRESS_PER: wp["stress_per_result"], CS.K_WP_ALERTED_PER: wp["alerted_per_result"],
@@ -705,6 +711,7 @@ def _rule_config(rules: dict, sheet: Sheet, crules: dict, split_year: int) -> di
         CS.K_WARN_CAMPAIGN: rules["warning_duration"] == "campaign",
         CS.K_ATT_JOINERS_NOT_SEARCHED: rules["attacked_marker"] == "joiners_not_searched",
         CS.K_ATT_UNTIL_PORT: rules["attacked_duration"] == "until_port",
+        CS.K_ATT_END_OF_TURN: rules["attacked_timing"] == "end_of_turn",
         CS.K_BOX_PLUS_MOVE: rules["mission_box_events"] == "box_plus_move",
         CS.K_UNFIT_TACTICAL: rules["unfit_return"] == "tactical",
         CS.K_COOL_IN_PORT: rules["cool"] == "in_port",
@@ -783,7 +790,7 @@ def compile_campaign(p, ctx: Context, gd: GameData) -> CampaignArrays:
     routes = _routes(p, ctx, cm, fleet, contact_rows)
     area_tables = _area_tables(cm, contact_rows, fleet.loadouts)
     decks = _decks(sheet, gd, fleet, area_tables["areas"])
-    damage_table = _damage_table(gd, combat)
+    damage_table = _damage_table(gd, combat, rules["enemy_attack"] != "none")
     wp, wolfpack_stress = _wolfpack(p, sheet, gd)
     special_options, so_pol = _special_options(p, ctx, gd, sheet)
     success_levels, level_names = _success_levels(sheet)

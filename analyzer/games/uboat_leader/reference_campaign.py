@@ -33,6 +33,7 @@ CAMPAIGN_RULE_OPTIONS = {
     "warning_duration": ("turn", ("turn", "campaign")),                              # G21
     "attacked_marker": ("all_attackers", ("all_attackers", "joiners_not_searched")),  # A4
     "attacked_duration": ("one_turn", ("one_turn", "until_port")),                   # G21
+    "attacked_timing": ("end_of_boat_segment", ("end_of_boat_segment", "end_of_turn")),  # A4, l.76/l.351
     "mission_box_events": ("box_only", ("box_only", "box_plus_move")),               # A7
     "unfit_return": ("operations", ("operations", "tactical")),                      # A8
     "cool": ("every_refit", ("every_refit", "in_port")),                             # A14
@@ -631,6 +632,7 @@ class Campaign:
                     for b in self.boats:
                         if self.active(b) and self.in_port(b):
                             self.add_stress(b, self.cr["priority_rr_stress"])
+                            b["dest"], b["mission_now"] = self.plan(b)  # before Operations (l.271)
                     self.trace.append((self.turn, None, "so", "priority_rr"))
                 continue
             if opt not in SO_COUNTER_OPTIONS:
@@ -873,6 +875,10 @@ class Campaign:
                 b["search"] = True
                 continue
             self.contact_phase(b)
+            if self.R["attacked_timing"] == "end_of_boat_segment":  # l.76 at the end of b's own segment (l.351)
+                for o in self.boats:
+                    if o["attacked_now"] and (self.R["attacked_marker"] == "all_attackers" or not o["searched"]):
+                        o["attacked"] = True
             b["search"] = True
         self.update_attacked_markers()
 
@@ -915,7 +921,16 @@ class Campaign:
                 if self.R["warning_placement"] == "attack_only":
                     self.place_warning(b)
                 self.fight(b, conv)
+            else:  # withdraw: straight to the Post-Combat Phase (l.370): Stress, then reload
+                self.withdraw_post_combat(b)
             self.convoys.discard(card)
+
+    def withdraw_post_combat(self, b):
+        if self.ER["post_combat_stress"] == "plus_one":
+            module = self.data["combat" if self.R["contact_model"] == "engagement" else "campaign_rules"]
+            self.add_stress(b, module["post_combat_module"]["stress"])
+        if self.R["campaign_reload"] == "post_combat_and_refit":
+            self.reload(b)
 
     def place_warning(self, b):
         key = (b["id"], b["area"])
@@ -1048,7 +1063,7 @@ class Campaign:
         ea = self.data["combat"]["enemy_attack_module"]
         side = "submerged" if self.tac_policy["approach"] == "submerged" else "surfaced"
         for s in ships:
-            if not s["escort"]:
+            if not s["escort"] or self.ER["enemy_attack"] == "none":
                 continue
             for o in pack:
                 if o["lost"] or fired[o["i"]] == 0:
