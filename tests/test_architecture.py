@@ -1,6 +1,7 @@
 """The layers stay apart: games are leaves that register questions; a new game or question
 needs no edit to any core file; kernels return the one (hist, moments, counters) contract."""
 import contextlib
+import importlib
 import json
 import subprocess
 import sys
@@ -133,3 +134,55 @@ def test_every_question_returns_the_kernel_contract():
         assert hist.shape == (2, m, prep.n_bins) and moments.shape == (2, m, 3), path
         assert counters.shape == (2, len(prep.counters)), path
         assert (hist.sum(axis=2) == np.array([[64], [36]])).all(), path
+
+
+def test_a_new_game_and_a_new_question_pass_the_per_question_checks(tmp_path):
+    """The toy game from a temporary folder, and a new question of an existing game (a module
+    in a second folder on that game package's path), go through what every shipped question
+    goes through: the scenario JSON Schema (a scenario of each validates, a wrong parameter
+    does not), the generated docs/scenarios.md, the kernel contract, and a run written to a
+    folder with its tables, summary and figure. No file outside the two folders is edited."""
+    import jsonschema
+
+    import analyzer.games.b17 as b17_pkg
+    from analyzer import docgen
+    from analyzer.core import schema
+    from analyzer.run.runner import prepare_point
+    game = "toy_coins"
+    extra = tmp_path / "b17_extra"
+    extra.mkdir()
+    (extra / "toy_flips.py").write_text(
+        TOY_QUESTION.replace('name = "coins"', 'name = "toy_flips"').replace(".kernel import", ".toy_kernel import")
+        .format(pkg="analyzer.games.b17", game="b17"))
+    (extra / "toy_kernel.py").write_text(TOY_KERNEL)
+    b17_pkg.__path__.append(str(extra))
+    try:
+        with game_in_folder(tmp_path, game, {"kernel": TOY_KERNEL,
+                                             "coins": TOY_QUESTION.format(pkg=f"analyzer.games.{game}", game=game)}):
+            questions.load_games()
+            importlib.import_module("analyzer.games.b17.toy_flips")
+            validator = jsonschema.Draft202012Validator(schema.scenario_json_schema())
+            docs = docgen.scenarios_markdown()
+            for g, q in ((game, "coins"), ("b17", "toy_flips")):
+                assert questions.get(g, q).name == q
+                doc = {"game": g, "question": q, "seed": 3, "trials": 5000, "params": {"coins": 5}}
+                assert not list(validator.iter_errors(doc)), (g, q)
+                assert list(validator.iter_errors({**doc, "params": {"coins": "five"}})), (g, q)
+                assert f"`{q}`" in docs and "heads among fair coins" in docs, (g, q)
+                path = tmp_path / f"{g}_{q}.yaml"
+                path.write_text(json.dumps(doc))
+                sc = scenario_mod.load(path)
+                prep = prepare_point(sc, sc.points[0])
+                hist, moments, counters = prep.run_kernel(sc.spec.seed, 1, 0, 2, 64, 100)
+                assert hist.shape == (2, 1, prep.n_bins) and moments.shape == (2, 1, 3)
+                assert (hist.sum(axis=2) == np.array([[64], [36]])).all()
+                folder, summary = api.run_to_folder(sc, tmp_path / "out", threads=1)
+                assert (folder / "points.parquet").is_file() and (folder / "summary.json").is_file()
+                assert list(folder.glob("*.png")), "the default figure is drawn"
+                heads = summary["points"][0]["metrics"]["heads"]
+                assert abs(heads["mean"] - 2.5) < 5 * heads["se"], heads
+    finally:
+        b17_pkg.__path__.remove(str(extra))
+        questions._REGISTRY.pop(("b17", "toy_flips"), None)
+        for m in ("analyzer.games.b17.toy_flips", "analyzer.games.b17.toy_kernel"):
+            sys.modules.pop(m, None)
