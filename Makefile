@@ -19,7 +19,9 @@ demo: $(STAMP)
 	$(BIN)/analyzer run $(DEMO)
 
 # two worker processes (the machine's 2 cores): most of a cold run is numba compiling, one
-# kernel at a time per process; the Dask tests stay in one worker (--dist loadgroup).
+# kernel at a time per process; the Dask tests stay in one worker (--dist loadgroup). Before the
+# workers start, tests/conftest.py compiles every shipped question's kernels once, half in each of
+# two processes (tests/warmup.py; ANALYZER_NO_WARMUP=1 skips it), so the workers do not compile them twice.
 # `make test` leaves out the tests marked slow (the whole benchmark suite, 10^9-trial runs, wheel
 # installs, full notebooks, the README's blocks); `make test-full` runs exactly those; CI runs both.
 PYTEST := $(BIN)/python -m pytest -q -n 2 --dist loadgroup
