@@ -21,6 +21,19 @@ def _at_sea(camp, boats):
     return sea
 
 
+def _record_attacked_at_contact_roll(camp) -> dict:
+    """{boat id: whether it had the Attacked marker when it made its Contact roll}, filled as
+    ``camp`` plays on."""
+    marked_at_roll = {}
+    modifier = camp.contact_modifier
+
+    def recording_modifier(b):
+        marked_at_roll[b["id"]] = b["attacked"]
+        return modifier(b)
+    camp.contact_modifier = recording_modifier
+    return marked_at_roll
+
+
 @pytest.mark.parametrize("timing, joiner_marked", [("end_of_boat_segment", True), ("end_of_turn", False)])
 def test_a_joiner_searches_with_the_attacked_marker_of_the_segment_it_attacked_in(timing, joiner_marked, monkeypatch):
     """l.76 'al final de un Segmento Táctico en el que ha atacado' with l.351 'Completa el Segmento
@@ -36,13 +49,7 @@ def test_a_joiner_searches_with_the_attacked_marker_of_the_segment_it_attacked_i
         for o in camp.boats:
             o["attacked_now"] = True
     camp.fight = fight
-    marked_at_roll = {}
-    modifier = camp.contact_modifier
-
-    def recording_modifier(b):
-        marked_at_roll[b["id"]] = b["attacked"]
-        return modifier(b)
-    camp.contact_modifier = recording_modifier
+    marked_at_roll = _record_attacked_at_contact_roll(camp)
     camp.tactical()
     assert marked_at_roll == {first["id"]: False, joiner["id"]: joiner_marked}
     assert first["attacked"] and joiner["attacked"], "both attacked this turn: both keep the marker (one_turn)"
@@ -64,13 +71,7 @@ def test_joiners_not_searched_marks_only_the_joiner_and_drops_it_once_the_joiner
         if b is first:
             first["attacked_now"] = joiner["attacked_now"] = True
     camp.fight = fight
-    marked_at_roll = {}
-    modifier = camp.contact_modifier
-
-    def recording_modifier(b):
-        marked_at_roll[b["id"]] = b["attacked"]
-        return modifier(b)
-    camp.contact_modifier = recording_modifier
+    marked_at_roll = _record_attacked_at_contact_roll(camp)
     camp.tactical()
     assert fought == [first["id"], joiner["id"]]
     assert marked_at_roll == {first["id"]: False, joiner["id"]: True}
