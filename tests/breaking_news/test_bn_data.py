@@ -3,7 +3,8 @@ lists, and the cover-fire worked example (source §3, §8, §8.6, LISTAS, ESCENA
 import pytest
 
 from analyzer.games.breaking_news.data import CONFIDENCES, QUALITIES, WEAPONS, range_band
-from analyzer.games.breaking_news.lists import cover_fire_value, scenario_list_points, soldier_points
+from analyzer.games.breaking_news.lists import (army_list_figures, cover_fire_value, line_points,
+                                                scenario_list_figures, scenario_list_points, soldier_points)
 from tests.breaking_news.helpers import data
 
 BN, RULES = data()
@@ -133,10 +134,62 @@ def test_patrol_lists_marines_148_taliban_147():
 
 
 def test_points_rule_options():
-    """A1: Trained 10 (table) | 12 (list); Irr1 12 (list) | 11 (table)."""
-    assert soldier_points(BN, "trained", RULES) == 10
-    assert soldier_points(BN, "trained", {**RULES, "trained_points": "list"}) == 12
+    """A1: Trained 12 (list, the default: "Entrenados: 12 pts") | 10 (table); Irr1 12 (list) | 11 (table)."""
+    assert soldier_points(BN, "trained", RULES) == 12
+    assert soldier_points(BN, "trained", {**RULES, "trained_points": "table"}) == 10
     assert soldier_points(BN, "commando", RULES) == 12
     assert soldier_points(BN, "commando", {**RULES, "irregular_veteran_points": "table"}) == 11
     total, _ = scenario_list_points(BN, "journalist_insurgents", {**RULES, "irregular_veteran_points": "table"})
     assert total == 11 + 10 + 2 * 16 + 2 * 18 + 6 * 11   # every line at 11: 155, not the stated 164
+
+
+def test_list_section_prices_both_conflicting_qualities_by_default():
+    """Issue 28 item 7a: "the list section is the costing rule": R4 and Irr1 both default to the list's 12
+    ("Entrenados: 12 pts", "Comandos Terroristas: 12 pts"), not one to the table and one to the list."""
+    assert soldier_points(BN, "trained", RULES) == soldier_points(BN, "commando", RULES) == 12
+    line = {"n": 1, "weapons": ["assault_rifle"], "leadership": 1}
+    assert line_points(BN, line, "trained", RULES) == 12 + 5
+
+
+def test_journalist_sf_sniper_carries_the_lists_assault_rifle():
+    """Issue 28 item 7b. The SF list prints "Francotirador ... AR + Rifle de Precisión"; the scenario's
+    "1 Francotirador Fuerzas Especiales: 35" is that soldier without the list's leadership 1:
+    20 (soldier with AR) + 15 (sniper rifle) = 35 as stated (with L1 it would be 40)."""
+    sniper = next(ln for ln in BN.get("scenario_lists")["journalist_special_forces"]["lines"]
+                  if ln["text"].startswith("1 Francotirador"))
+    assert sniper["weapons"] == ["assault_rifle", "sniper_rifle"]
+    assert line_points(BN, sniper, "special_forces", RULES) == sniper["stated"] == 35
+    sf_list = next(ln for ln in BN.get("army_lists")["special_forces"]["lines"] if ln["role"] == "sniper")
+    assert sf_list["weapons"] == sniper["weapons"] and sf_list["leadership"] == 1
+    assert line_points(BN, sf_list, "special_forces", RULES) == 40
+    _, figs, _ = scenario_list_figures(BN, "journalist_special_forces")
+    assert [f.weapons for f in figs if f.sniper] == [("assault_rifle", "sniper_rifle")]
+    assert scenario_list_points(BN, "journalist_special_forces", RULES)[0] == 160
+
+
+@pytest.mark.parametrize("name,role", [("somalia", "fighter"), ("taliban", "guerrilla"),
+                                       ("iraqi_insurgents", "fighter")])
+def test_irregular_fighters_carry_their_printed_leadership_1(name, role):
+    """Issue 28 item 7c: "Tipo Líder Combatiente (Guerrillero) / Arma Liderazgo AR 1 AR 1": the fighters
+    print leadership 1 (Nivel 1: 5 pts), as the leader does."""
+    lines = {ln["role"]: ln for ln in BN.get("army_lists")[name]["lines"]}
+    assert lines[role]["leadership"] == lines["leader"]["leadership"] == 1
+    for q in BN.get("army_lists")[name]["qualities"]:
+        assert line_points(BN, lines[role], q, RULES, n=1) == soldier_points(BN, q, RULES) + 5
+
+
+def test_army_list_section_leaders_are_marked():
+    """Issue 28 item 7d: a "Líder de Sección" line fields figures with ``section_leader`` (§9 "+1 si: el
+    objetivo es el Líder del equipo/sección"); the team leader has ``leader``; nobody else either."""
+    figs = army_list_figures(BN, "usa_rangers")
+    assert len(figs) == 9
+    assert [(f.leadership, f.leader, f.section_leader) for f in figs[:3]] == [(2, True, False), (1, False, True),
+                                                                               (1, False, True)]
+    assert not any(f.leader or f.section_leader for f in figs[3:])
+    assert [f.leadership for f in army_list_figures(BN, "somalia")] == [1] * 6     # 1 leader + 5 fighters
+    assert not any(f.section_leader for f in army_list_figures(BN, "somalia"))
+    with pytest.raises(ValueError):
+        army_list_figures(BN, "usa_rangers", "militia")
+    # no scenario list prints a section leader: the firefight's teams have none
+    assert not any(f.section_leader for name in BN.get("scenario_lists")
+                   for f in scenario_list_figures(BN, name)[1])

@@ -12,10 +12,10 @@ from analyzer.games.breaking_news.data import BNData
 
 def soldier_points(bn: BNData, quality: str, rules: dict) -> int:
     """An AR soldier's cost; R4 and Irr1 follow the rule options trained_points /
-    irregular_veteran_points (spec A1: table 10 / 11 against list 12)."""
+    irregular_veteran_points (spec A1: the list's 12, the default of both, against the table's 10 / 11)."""
     q = bn.quality(quality)
     if quality == "trained":
-        return int(q["points_table"] if rules.get("trained_points", "table") == "table" else q["points_list"])
+        return int(q["points_list"] if rules.get("trained_points", "list") == "list" else q["points_table"])
     if quality == "commando":
         return int(q["points_list"] if rules.get("irregular_veteran_points", "list") == "list" else q["points_table"])
     return int(q["points_list"])
@@ -67,27 +67,50 @@ class Figure:
     leadership: int = 0
     leader: bool = False
     sniper: bool = False
+    #: a section leader: "+1 si: el objetivo es el Líder del equipo/sección" (§9; the team leader
+    #: has ``leader``)
+    section_leader: bool = False
+
+
+def line_figures(ln: dict, quality: str, n: int | None = None) -> list[Figure]:
+    """The figures of one list line (``n`` overrides its count, e.g. a ranged [5, 11]). A crew-served
+    line fields its crew (the gunner with the weapon, the others with ARs); a line with
+    ``role: section_leader`` (the army lists' "Líder de Sección") fields section leaders (§9 "+1 si: el
+    objetivo es el Líder del equipo/sección")."""
+    figures: list[Figure] = []
+    for _ in range(ln["n"] if n is None else n):
+        if "crew" in ln:
+            if ln["crew"] >= 1:
+                figures.append(Figure(quality, tuple(ln["weapons"])))
+            figures.extend(Figure(quality, ("assault_rifle",)) for _ in range(ln["crew"] - 1))
+        else:
+            weapons = tuple(ln["weapons"])
+            figures.append(Figure(ln.get("quality", quality), weapons, ln.get("leadership", 0),
+                                  bool(ln.get("leader")), "sniper_rifle" in weapons,
+                                  ln.get("role") == "section_leader"))
+    return figures
 
 
 def scenario_list_figures(bn: BNData, name: str) -> tuple[str, list[Figure], list[str]]:
-    """(team quality, figures, extras) of a scenario list. A crew-served line fields its crew
-    (the gunner with the weapon, the others with ARs); a vehicle line without crew fields nothing
+    """(team quality, figures, extras) of a scenario list; a vehicle line without crew fields nothing
     (vehicles are not modelled in a firefight) and the caller notes it."""
     sl = bn.get("scenario_lists")[name]
     quality = sl["quality"]
-    figures: list[Figure] = []
-    for ln in sl["lines"]:
-        for _ in range(ln["n"]):
-            if "crew" in ln:
-                if ln["crew"] >= 1:
-                    figures.append(Figure(quality, tuple(ln["weapons"])))
-                figures.extend(Figure(quality, ("assault_rifle",)) for _ in range(ln["crew"] - 1))
-            else:
-                weapons = tuple(ln["weapons"])
-                figures.append(Figure(ln.get("quality", quality), weapons, ln.get("leadership", 0),
-                                      bool(ln.get("leader")), "sniper_rifle" in weapons))
+    figures = [f for ln in sl["lines"] for f in line_figures(ln, quality)]
     extras = [ex["extra"] for ex in sl.get("extras", [])]
     return quality, figures, extras
+
+
+def army_list_figures(bn: BNData, name: str, quality: str | None = None) -> list[Figure]:
+    """The figures of a national army list (``army_lists``) in one of its qualities (default its
+    first); a ranged count ("5-11") fields its minimum ("Las cantidades presentadas son
+    ORIENTATIVAS")."""
+    al = bn.get("army_lists")[name]
+    quality = quality or al["qualities"][0]
+    if quality not in al["qualities"]:
+        raise ValueError(f"army list {name!r} allows {al['qualities']}, not {quality!r}")
+    return [f for ln in al["lines"]
+            for f in line_figures(ln, quality, ln["n"][0] if isinstance(ln["n"], list) else ln["n"])]
 
 
 def cover_fire_value(bn: BNData, shooters: list[tuple[str, float]], quality: str) -> tuple[int, int]:

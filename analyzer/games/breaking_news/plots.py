@@ -6,8 +6,10 @@
 - morale: pass probability by morale dice x casualties, one panel per leader loss x 50% losses;
 - melee: P(attacker wins) by attacker x defender quality;
 - firefight: outcome bars (A wins / draw / B wins) with 95% CIs per swept point, and casualties;
-- points_efficiency: the frontier, cost against casualties per turn with 95% CIs (the Pareto
-  frontier drawn), and the ranking per 100 points.
+- points_efficiency: the offence frontier, cost against casualties inflicted per turn with 95% CIs
+  (the Pareto frontier drawn), the offence ranking per 100 points (both say offence alone ignores
+  survivability), and the combined ranking: offence, defence (volleys to remove 100 points) and the
+  casualties 100 points inflict before they fall, side by side.
 Placeholders are counted in the red footer (:func:`analyzer.outputs.plots.footer`).
 """
 from __future__ import annotations
@@ -251,6 +253,20 @@ def _reconstructed_kit_weapons(meta) -> list[str]:
     return out
 
 
+def _ranking_bars(ax, points, rank, name, colour):
+    """Horizontal bars of ``name``'s mean with its 95% CI, in the order ``rank``."""
+    mean = points[f"{name}_mean"].to_numpy()
+    lo = points[f"{name}_ci_low"].to_numpy()
+    hi = points[f"{name}_ci_high"].to_numpy()
+    ax.barh(range(len(rank)), mean[rank], color=colour, capsize=2,
+            xerr=np.clip(np.vstack([mean[rank] - lo[rank], hi[rank] - mean[rank]]), 0, None))
+
+
+#: said on every offence-only figure (issue 28 item 8)
+OFFENCE_ONLY = ("OFFENCE ONLY: ignores survivability (saves, cover, leaders' +1); "
+                "points_efficiency_combined weighs both")
+
+
 def points_efficiency_figures(meta, points) -> list:
     if "unit" not in _swept(meta, points):
         return []
@@ -278,37 +294,63 @@ def points_efficiency_figures(meta, points) -> list:
         ax.annotate(labels[i], (cost[i], eff[i]), fontsize=7, xytext=(4, -10), textcoords="offset points")
     ax.plot(cost[frontier], eff[frontier], "--", color="tab:green", label="frontier (no cheaper unit does more)")
     ax.set_xlabel("cost (points)")
-    ax.set_ylabel("expected casualties per turn (95% CI)")
-    ax.set_title("What do the points buy? Effect per turn against the reference targets", fontsize=10)
+    ax.set_ylabel("expected casualties inflicted per turn (95% CI)")
+    ax.set_title("What do the points buy in offence? Casualties inflicted per turn against the reference "
+                 "targets, by cost", fontsize=10)
     ax.legend(fontsize=8)
     footer(fig, meta, ["casualties_per_turn"])
+    _note(fig, OFFENCE_ONLY, 0.03)
     if shaky.any():
         _note(fig, f"* {int(shaky.sum())} unit(s) fire partly with RECONSTRUCTED shooting-table cells "
                    f"(confidence M/L; metric reconstructed_share)")
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
 
-    rank = np.argsort(-per100)
-    fig2, ax2 = plt.subplots(figsize=(8, 1.5 + 0.25 * len(rank)))
-    lo2 = points["casualties_per_100_points_ci_low"].to_numpy()
-    hi2 = points["casualties_per_100_points_ci_high"].to_numpy()
-    ax2.barh(range(len(rank)), per100[rank], xerr=np.clip(np.vstack([per100[rank] - lo2[rank],
-                                                                     hi2[rank] - per100[rank]]), 0, None),
-             color="tab:purple", capsize=2)
+    rank = np.argsort(-per100, kind="stable")
+    fig2, ax2 = plt.subplots(figsize=(8, 1.8 + 0.25 * len(rank)))
+    _ranking_bars(ax2, points, rank, "casualties_per_100_points", "tab:purple")
     ax2.set_yticks(range(len(rank)), [labels[i] for i in rank], fontsize=7)
     ax2.invert_yaxis()
-    ax2.set_xlabel("casualties per turn per 100 points (95% CI)")
-    ax2.set_title("Ranking: effect per 100 points", fontsize=10)
+    ax2.set_xlabel("casualties inflicted per turn per 100 points (95% CI)")
+    ax2.set_title("Offence only: casualties inflicted per turn per 100 points", fontsize=10)
     footer(fig2, meta, ["casualties_per_100_points"])
+    _note(fig2, OFFENCE_ONLY, 0.02)
     if shaky.any():
         _note(fig2, "* fire partly on RECONSTRUCTED shooting-table cells (confidence M/L)")
     fig2.tight_layout(rect=(0, 0.05, 1, 1))
-    return [("points_efficiency_frontier", fig), ("points_efficiency_ranking", fig2)]
+    figs = [("points_efficiency_frontier", fig), ("points_efficiency_ranking", fig2)]
+
+    if "lifetime_casualties_per_100_points_mean" in points:   # runs from before issue 28 lack it
+        both = points["lifetime_casualties_per_100_points_mean"].to_numpy()
+        rank = np.argsort(-both, kind="stable")
+        fig3, axes = plt.subplots(1, 3, figsize=(13, 2.2 + 0.25 * len(rank)), sharey=True)
+        panels = (("casualties_per_100_points", "tab:purple", "offence: casualties inflicted\nper turn per 100 points"),
+                  ("volleys_per_100_points", "tab:blue", "defence: reference volleys\nto remove 100 points"),
+                  ("lifetime_casualties_per_100_points", "tab:green",
+                   "both: casualties 100 points inflict\nbefore they fall"))
+        for axk, (name, colour, xlabel) in zip(axes, panels):
+            _ranking_bars(axk, points, rank, name, colour)
+            axk.set_xlabel(xlabel + " (95% CI)", fontsize=8)
+        axes[0].set_yticks(range(len(rank)), [labels[i] for i in rank], fontsize=7)
+        axes[0].invert_yaxis()
+        fig3.suptitle("Which unit gives most for its points once survival counts? Ranked by the casualties 100 "
+                      "points of it inflict before the reference fire removes them\n= offence per turn / P(falls to "
+                      "one volley) x 100 / cost (one volley each way a turn, at most 100 turns); shock and morale "
+                      "not counted", fontsize=9)
+        footer(fig3, meta, ["casualties_per_100_points", "volleys_per_100_points",
+                            "lifetime_casualties_per_100_points"])
+        if shaky.any():
+            _note(fig3, "* fire partly on RECONSTRUCTED shooting-table cells (confidence M/L)")
+        fig3.tight_layout(rect=(0, 0.04, 1, 0.96))
+        fig3.subplots_adjust(wspace=0.08)   # tight_layout spaces every panel for the first's unit labels
+        figs.append(("points_efficiency_combined", fig3))
+    return figs
 
 
 def _unit_label(u) -> str:
     try:
         d = json.loads(u) if isinstance(u, str) else u
         s = f"{d['quality']} {'+'.join(d['weapons'])}"
-        return s + (f" L{d['leadership']}" if d.get("leadership") else "")
+        s += f" L{d['leadership']}" if d.get("leadership") else ""
+        return s + (" team leader" if d.get("leader") else " section leader" if d.get("section_leader") else "")
     except (TypeError, ValueError, KeyError):
         return str(u)
