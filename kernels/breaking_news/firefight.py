@@ -3,17 +3,25 @@ while behind on DP, is wiped out, or the turn limit (docs/models/breaking_news.m
 
 One turn (source §5): initiative (§5.1: 2D6 + leadership + quality bonus, -1 per turn the side has
 held it); the active team acts as one fire group (§8.4): every shocked figure first takes its shock
-test (§10), then every acting figure fires; each reactive figure not shocked reacts once with
-opportunity fire (§8.5, "Si el fuego de oportunidad es una reacción al fuego enemigo, entonces los
-disparos serán simultáneos"): all shots of the turn are resolved against the figures standing at
-its start. Saves (§9), shock for survivors of hits (§10), defeat points (§14), morale at the end
-of the turn (§12). Game data arrive compiled (analyzer/games/breaking_news/firefight.py):
+test (§10); an advancing team with an acting figure closes one step of the range schedule; each
+reactive figure not shocked reacts once with opportunity fire at an acting figure (§8.5). After a
+closing move the reaction is resolved first ("los disparos se resolverán cuando decida el jugador
+que reacciona", rule option movement_reaction) and an acting figure it hits loses its action;
+otherwise the exchange is simultaneous ("Si el fuego de oportunidad es una reacción al fuego
+enemigo, entonces los disparos serán simultáneos"). Shocked reactive figures of a team in cover are
+hidden, those of a team in the open count as in cover beyond 25 cm (§10, rule option
+shocked_in_cover). Saves (§9), shock for survivors of hits (§10), defeat points (§14), morale at
+the end of the turn (§12). Game data arrive compiled (analyzer/games/breaking_news/firefight.py):
 
-- ``figs[side, fig, FIG_*]``: save face, leader flag, leadership, shock value, DP when lost, sniper;
-- ``fire[turn, side, fig, ACTIVE|REACTIVE, target_is_sniper, DICE|FACE]``: the compiled shot per figure
-  (the range schedule and movement make it depend on the turn);
-- ``team[side, TEAM_*]``: initiative bonus, morale dice, ambush bonus, motivation;
-- ``consts[C_*]``: turn limit, DP constants, shock and morale automatic faces, rule readings;
+- ``figs[side, fig, FIG_*]``: save face (own cover, and counted in cover), leader flag, leadership,
+  shock value, DP when lost, sniper;
+- ``fire[j, side, fig, STILL|MOVED|REACTIVE, target_is_sniper, target_counts_covered, DICE|FACE]``:
+  the compiled shot per figure after ``j`` closing moves (MOVED: the fire after the move into j);
+- ``team[side, TEAM_*]``: initiative bonus, morale dice, ambush bonus, motivation, advances, hides
+  its shocked figures;
+- ``consts[C_*]``: turn limit, DP constants, shock and morale automatic faces, rule readings, the
+  last step of the range schedule;
+- ``shocked_covered[j]``: 1 when a shocked figure in the open counts as in cover at range step j;
 - ``hits_cum``, ``powers``: the exact tables of ``sampling: table`` (``consts[C_SAMPLING]``): each
   shot, each figure's saves and each morale test is one draw per up to 12 dice
   (:func:`kernels.breaking_news.fire.drawn_hits`, ``drawn_survives``,
@@ -31,17 +39,20 @@ from kernels.rng import roll_die
 
 MAX_FIGURES = 24
 # figs columns
-FIG_SAVE, FIG_LEADER, FIG_LEADERSHIP, FIG_SHOCK, FIG_DP, FIG_SNIPER = 0, 1, 2, 3, 4, 5
-N_FIG_COLS = 6
-ACTIVE, REACTIVE = 0, 1
+FIG_SAVE, FIG_LEADER, FIG_LEADERSHIP, FIG_SHOCK, FIG_DP, FIG_SNIPER, FIG_SAVE_COVERED = range(7)
+N_FIG_COLS = 7
+#: fire roles: the active team standing still, the active team after its closing move, opportunity fire
+STILL, MOVED, REACTIVE = 0, 1, 2
+N_ROLES = 3
 DICE, FACE = 0, 1
 # team columns
-TEAM_INIT, TEAM_MORALE, TEAM_AMBUSH, TEAM_MOTIVATION = 0, 1, 2, 3
-N_TEAM_COLS = 4
+TEAM_INIT, TEAM_MORALE, TEAM_AMBUSH, TEAM_MOTIVATION, TEAM_ADVANCES, TEAM_HIDES_SHOCKED = range(6)
+N_TEAM_COLS = 6
 # consts
 (C_TURNS, C_DP_FIRED_FIRST, C_DP_WITHDRAWAL, C_LEADER_EXTRA, C_SHOCK_FAILS_ON, C_MORALE_CUMULATIVE,
- C_SHOCK_CLEARS, C_TIE_REROLL, C_MAX_INIT_ROLLS, C_LEADER_IN_REACH, C_SAMPLING) = range(11)
-N_CONSTS = 11
+ C_SHOCK_CLEARS, C_TIE_REROLL, C_MAX_INIT_ROLLS, C_LEADER_IN_REACH, C_SAMPLING, C_LAST_STEP,
+ C_REACTION_FIRST) = range(13)
+N_CONSTS = 13
 #: consts[C_SAMPLING] (rule option ``sampling``, not a rule reading): dice one by one, or tables
 SAMPLING_DICE, SAMPLING_TABLE = 0, 1
 # metrics
@@ -60,15 +71,16 @@ N_COUNTERS = 2
 S_DP, S_LOST, S_LEADER_LOST, S_HELD, S_MOTIVATION, S_DEAD, S_LEAD_DEAD, S_FAILED, S_STANDING = range(9)
 N_SIDE_ROWS = 9
 # grid rows
-G_ALIVE, G_SHOCKED, G_HITS, G_DEAD, G_ACTING, G_STANDING = range(6)
+G_ALIVE, G_SHOCKED, G_HITS, G_DEAD, G_ACTING, G_TARGETS, G_HIT_COVERED = range(7)
+N_GRID_ROWS = 7
 
 
 @jit
 def firefight_workspace(args):
     """(grid[G_*, side, figure]: alive, shocked, hits taken, dead this turn, acting this turn, the
-    list of figures standing at the start of the fire phase; sides[S_*, side]: per-side counts),
-    allocated once per chunk."""
-    return np.zeros((6, 2, MAX_FIGURES), np.int64), np.zeros((N_SIDE_ROWS, 2), np.int64)
+    list of the figures of the side that may be fired at in this fire phase, hit while counted in
+    cover; sides[S_*, side]: per-side counts), allocated once per chunk."""
+    return np.zeros((N_GRID_ROWS, 2, MAX_FIGURES), np.int64), np.zeros((N_SIDE_ROWS, 2), np.int64)
 
 
 @hot_jit
@@ -76,7 +88,7 @@ def best_leadership(ws, figs, n_fig, side):
     """Leadership of the best living leader of ``side`` (0 when none is left)."""
     best = 0
     for f in range(n_fig[side]):
-        if ws[0, side, f] and figs[side, f, FIG_LEADERSHIP] > best:
+        if ws[G_ALIVE, side, f] and figs[side, f, FIG_LEADERSHIP] > best:
             best = figs[side, f, FIG_LEADERSHIP]
     return best
 
@@ -109,96 +121,111 @@ def roll_initiative(state, counters, ws, figs, n_fig, team, consts, turn, held, 
 @unmanaged_jit
 def shock_tests(state, ws, figs, n_fig, consts, side):
     """§10: each shocked figure of the activated side tests 1D6 <= Shock + leadership (a 6 always
-    fails); who passes acts (and loses the shock unless A9 test_every_activation). Marks ws[4]."""
+    fails); who passes acts (and loses the shock unless A9 test_every_activation). Marks ws[G_ACTING]."""
     lead = best_leadership(ws, figs, n_fig, side) if consts[C_LEADER_IN_REACH] else 0
     for f in range(n_fig[side]):
-        ws[4, side, f] = 0
-        if not ws[0, side, f]:
+        ws[G_ACTING, side, f] = 0
+        if not ws[G_ALIVE, side, f]:
             continue
-        if ws[1, side, f]:
+        if ws[G_SHOCKED, side, f]:
             d = roll_die(state, 6)
             if d >= consts[C_SHOCK_FAILS_ON] or d > figs[side, f, FIG_SHOCK] + lead:
                 continue
             if consts[C_SHOCK_CLEARS]:
-                ws[1, side, f] = 0
-        ws[4, side, f] = 1
+                ws[G_SHOCKED, side, f] = 0
+        ws[G_ACTING, side, f] = 1
 
 
 @hot_jit
-def list_standing(ws, sides, n_fig, side):
-    """Write the figures of ``side`` standing now into ws[G_STANDING] (targets of this fire phase)."""
+def list_targets(ws, sides, n_fig, side, acting_only, hide_shocked):
+    """Write the figures of ``side`` that may be fired at now into ws[G_TARGETS]: the acting figures
+    (targets of opportunity fire, §8.5 "que se mueva o dispare"), or every standing figure but the
+    shocked ones when they are hidden (§10 "bajo cobertura se la considerará como oculta")."""
     n = 0
     for f in range(n_fig[side]):
-        if ws[G_ALIVE, side, f]:
-            ws[G_STANDING, side, n] = f
-            n += 1
+        if not ws[G_ALIVE, side, f]:
+            continue
+        if acting_only and not ws[G_ACTING, side, f]:
+            continue
+        if hide_shocked and ws[G_SHOCKED, side, f]:
+            continue
+        ws[G_TARGETS, side, n] = f
+        n += 1
     sides[S_STANDING, side] = n
 
 
 @hot_jit
 def pick_target(state, ws, sides, side):
-    """A uniformly random figure of ``side`` standing at the start of the fire phase (-1: none)."""
+    """A uniformly random figure of the target list of ``side`` (-1: none)."""
     n = sides[S_STANDING, side]
     if n == 0:
         return -1
-    return ws[G_STANDING, side, roll_die(state, n) - 1]
+    return ws[G_TARGETS, side, roll_die(state, n) - 1]
 
 
 @unmanaged_jit
-def volley(state, ws, sides, figs, n_fig, fire, turn, side, role, table, hits_cum, powers):
-    """Every figure of ``side`` allowed to fire in ``role`` shoots at a random enemy; hits pile up in
-    ws[2] (resolved after both volleys: simultaneous fire). Returns the dice rolled. ``table``:
+def volley(state, ws, sides, figs, n_fig, fire, step, side, role, shocked_covered, table, hits_cum, powers):
+    """Every figure of ``side`` allowed to fire in ``role`` shoots at a random figure of the enemy's
+    target list; hits pile up in ws[G_HITS] (resolved by the caller). ``shocked_covered``: a shocked
+    target counts as in cover (§10, in the open beyond 25 cm). Returns the dice rolled. ``table``:
     each shot's hits are one draw from ``hits_cum`` (``sampling: table``)."""
     enemy = 1 - side
     rolled = 0
     for f in range(n_fig[side]):
-        if not ws[0, side, f]:
+        if not ws[G_ALIVE, side, f]:
             continue
-        if role == ACTIVE and not ws[4, side, f]:
+        if role != REACTIVE and not ws[G_ACTING, side, f]:
             continue
-        if role == REACTIVE and ws[1, side, f]:
+        if role == REACTIVE and ws[G_SHOCKED, side, f]:
             continue   # §10 "Las figuras conmocionadas no pueden reaccionar al fuego de oportunidad"
         t = pick_target(state, ws, sides, enemy)
         if t < 0:
             return rolled
         k = figs[enemy, t, FIG_SNIPER]
-        dice = fire[turn, side, f, role, k, DICE]
+        c = 1 if shocked_covered and ws[G_SHOCKED, enemy, t] else 0
+        dice = fire[step, side, f, role, k, c, DICE]
         if dice > 0:
             rolled += dice
+            if c:
+                ws[G_HIT_COVERED, enemy, t] = 1
             if table:
-                ws[2, enemy, t] += drawn_hits(state, dice, fire[turn, side, f, role, k, FACE], hits_cum, powers)
+                ws[G_HITS, enemy, t] += drawn_hits(state, dice, fire[step, side, f, role, k, c, FACE], hits_cum, powers)
             else:
-                ws[2, enemy, t] += roll_hits(state, dice, fire[turn, side, f, role, k, FACE])
+                ws[G_HITS, enemy, t] += roll_hits(state, dice, fire[step, side, f, role, k, c, FACE])
     return rolled
 
 
 @unmanaged_jit
 def resolve_hits(state, ws, figs, n_fig, dp, side, table, powers):
-    """§9 one save per hit (first failure removes the figure); §10 survivors of hits are shocked.
-    Returns (casualties, leader lost) and adds the §14 DP of each loss to dp[side]. ``table``: a
-    figure's saves are one draw per up to 12 hits (``sampling: table``)."""
+    """§9 one save per hit (first failure removes the figure; the save of a figure hit while counted
+    in cover gets the cover +1); §10 survivors of hits are shocked, and a hit figure loses its
+    action ("esa figura pierde la iniciativa"). Returns (casualties, leader lost) and adds the §14 DP
+    of each loss to dp[side]. ``table``: a figure's saves are one draw per up to 12 hits."""
     dead = 0
     leader = 0
     for f in range(n_fig[side]):
-        ws[3, side, f] = 0
-        h = ws[2, side, f]
-        ws[2, side, f] = 0
-        if h == 0 or not ws[0, side, f]:
+        ws[G_DEAD, side, f] = 0
+        h = ws[G_HITS, side, f]
+        ws[G_HITS, side, f] = 0
+        face = figs[side, f, FIG_SAVE_COVERED] if ws[G_HIT_COVERED, side, f] else figs[side, f, FIG_SAVE]
+        ws[G_HIT_COVERED, side, f] = 0
+        if h == 0 or not ws[G_ALIVE, side, f]:
             continue
+        ws[G_ACTING, side, f] = 0
         survived = True
         if table:
-            survived = drawn_survives(state, h, figs[side, f, FIG_SAVE], powers)
+            survived = drawn_survives(state, h, face, powers)
         else:
             for _ in range(h):
-                if roll_die(state, 6) < figs[side, f, FIG_SAVE]:
+                if roll_die(state, 6) < face:
                     survived = False
                     break
         if survived:
-            ws[1, side, f] = 1
+            ws[G_SHOCKED, side, f] = 1
         else:
-            ws[0, side, f] = 0
-            ws[1, side, f] = 0
-            ws[3, side, f] = 1
+            ws[G_ALIVE, side, f] = 0
+            ws[G_SHOCKED, side, f] = 0
+            ws[G_DEAD, side, f] = 1
             dead += 1
             dp[side] += figs[side, f, FIG_DP]
             if figs[side, f, FIG_LEADER]:
@@ -208,14 +235,15 @@ def resolve_hits(state, ws, figs, n_fig, dp, side, table, powers):
 
 @unmanaged_jit
 def firefight_trial(state, values, counters, workspace, args):
-    n_fig, figs, fire, team, consts, hits_cum, powers = args
+    n_fig, figs, fire, team, consts, shocked_covered, hits_cum, powers = args
     ws, sides = workspace
     table = consts[C_SAMPLING] == SAMPLING_TABLE
     for s in range(2):
         for f in range(MAX_FIGURES):
-            ws[0, s, f] = 1 if f < n_fig[s] else 0
-            ws[1, s, f] = 0
-            ws[2, s, f] = 0
+            ws[G_ALIVE, s, f] = 1 if f < n_fig[s] else 0
+            ws[G_SHOCKED, s, f] = 0
+            ws[G_HITS, s, f] = 0
+            ws[G_HIT_COVERED, s, f] = 0
         for r in range(N_SIDE_ROWS):
             sides[r, s] = 0
         sides[S_MOTIVATION, s] = team[s, TEAM_MOTIVATION]
@@ -232,27 +260,56 @@ def firefight_trial(state, values, counters, workspace, args):
     turns = consts[C_TURNS]
     ended = False
     turn = 0
+    step = 0
     while turn < turns and not ended:
         active = roll_initiative(state, counters, ws, figs, n_fig, team, consts, turn, held, previous)
+        reactive = 1 - active
         held[active] = held[active] + 1 if active == previous else 1
-        held[1 - active] = 0
+        held[reactive] = 0
         previous = active
         shock_tests(state, ws, figs, n_fig, consts, active)
         acted = 0
         for f in range(n_fig[active]):
-            acted += ws[4, active, f]
-        list_standing(ws, sides, n_fig, 0)
-        list_standing(ws, sides, n_fig, 1)
-        rolled_active = volley(state, ws, sides, figs, n_fig, fire, turn, active, ACTIVE, table, hits_cum, powers)
-        rolled_reactive = 0
-        if acted > 0:
-            rolled_reactive = volley(state, ws, sides, figs, n_fig, fire, turn, 1 - active, REACTIVE, table,
-                                     hits_cum, powers)
-        if not fired_first and rolled_active + rolled_reactive > 0:
-            fired_first = True
-            dp[active if rolled_active > 0 else 1 - active] += consts[C_DP_FIRED_FIRST]
+            acted += ws[G_ACTING, active, f]
+        for f in range(n_fig[reactive]):
+            ws[G_ACTING, reactive, f] = 0
+        moved = acted > 0 and team[active, TEAM_ADVANCES] == 1 and step < consts[C_LAST_STEP]
+        if moved:
+            step += 1          # the closing move (docs/models/breaking_news.md §6 Space)
+        covered = shocked_covered[step]
+        hide = team[reactive, TEAM_HIDES_SHOCKED]
+        if moved and consts[C_REACTION_FIRST]:
+            # §8.5 reaction to movement "se resolverán cuando decida el jugador que reacciona": first
+            list_targets(ws, sides, n_fig, active, True, 0)
+            rolled = volley(state, ws, sides, figs, n_fig, fire, step, reactive, REACTIVE, 0, table, hits_cum,
+                            powers)
+            if not fired_first and rolled > 0:
+                fired_first = True
+                dp[reactive] += consts[C_DP_FIRED_FIRST]
+            dead[active], lead_dead[active] = resolve_hits(state, ws, figs, n_fig, dp, active, table, powers)
+            list_targets(ws, sides, n_fig, reactive, False, hide)
+            rolled = volley(state, ws, sides, figs, n_fig, fire, step, active, MOVED, covered, table, hits_cum,
+                            powers)
+            if not fired_first and rolled > 0:
+                fired_first = True
+                dp[active] += consts[C_DP_FIRED_FIRST]
+            dead[reactive], lead_dead[reactive] = resolve_hits(state, ws, figs, n_fig, dp, reactive, table, powers)
+        else:
+            # "Si el fuego de oportunidad es una reacción al fuego enemigo, entonces los disparos serán simultáneos"
+            list_targets(ws, sides, n_fig, active, True, 0)
+            list_targets(ws, sides, n_fig, reactive, False, hide)
+            rolled_active = volley(state, ws, sides, figs, n_fig, fire, step, active, MOVED if moved else STILL,
+                                   covered, table, hits_cum, powers)
+            rolled_reactive = 0
+            if acted > 0:
+                rolled_reactive = volley(state, ws, sides, figs, n_fig, fire, step, reactive, REACTIVE, 0, table,
+                                         hits_cum, powers)
+            if not fired_first and rolled_active + rolled_reactive > 0:
+                fired_first = True
+                dp[active if rolled_active > 0 else reactive] += consts[C_DP_FIRED_FIRST]
+            for s in range(2):
+                dead[s], lead_dead[s] = resolve_hits(state, ws, figs, n_fig, dp, s, table, powers)
         for s in range(2):
-            dead[s], lead_dead[s] = resolve_hits(state, ws, figs, n_fig, dp, s, table, powers)
             lost[s] += dead[s]
             leader_lost[s] = max(leader_lost[s], lead_dead[s])
         # §12 morale at the end of the turn, by every team with casualties this turn
@@ -281,8 +338,8 @@ def firefight_trial(state, values, counters, workspace, args):
                     ended = True
                 else:
                     for f in range(n_fig[s]):
-                        if ws[0, s, f]:
-                            ws[1, s, f] = 1            # "TODO el equipo estará conmocionado"
+                        if ws[G_ALIVE, s, f]:
+                            ws[G_SHOCKED, s, f] = 1            # "TODO el equipo estará conmocionado"
         if lost[0] == n_fig[0] or lost[1] == n_fig[1]:
             ended = True
         turn += 1

@@ -92,7 +92,7 @@ FIREFIGHTS = {
                                                                       {"n": 1, "weapons": ["lmg"],
                                                                        "leader": True, "leadership": 2}]},
                          "side_b": {"quality": "militia", "figures": [{"n": 10, "weapons": ["assault_rifle"]}]},
-                         "range": {"start_cm": 60, "closing_cm": 10, "min_cm": 10}},
+                         "range": {"start_cm": 60, "closing_cm": 10, "min_cm": 10, "advancing": "side_a"}},
                         {"morale_casualties": "cumulative", "shock_recovery": "test_every_activation",
                          "initiative_ties": "keep_previous"}),
 }

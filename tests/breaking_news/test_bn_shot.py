@@ -40,9 +40,11 @@ def test_reference_scenario_exact_answer():
                                   "shooter": {"quality": "fanatic"}, "target": {"quality": "veteran", "dodge": True}})
     ex = prep.exact()
     assert ex["hits"].probs[1] == pytest.approx(1 / 6, abs=1e-15)
-    # veteran saves 3+: casualty = 1/6 * 2/6, shocked = 1/6 * 4/6
+    # veteran saves 3+: casualty = 1/6 * 2/6; the dodging veteran is in the open, so it throws itself to
+    # the ground and is shocked whenever it survives (§6.5, §10): 1 - 1/18 (it was 1/6 * 4/6 = 1/9, the
+    # hit-and-saved case only, before issue 28)
     assert ex["casualties"].mean == pytest.approx(float(Fraction(1, 6) * Fraction(2, 6)), abs=1e-15)
-    assert ex["shocked"].mean == pytest.approx(float(Fraction(1, 6) * Fraction(4, 6)), abs=1e-15)
+    assert ex["shocked"].mean == pytest.approx(float(1 - Fraction(1, 18)), abs=1e-15)
 
 
 @pytest.mark.parametrize("kw,expected", [
@@ -184,3 +186,96 @@ def test_validation_names_field_and_allowed_values(tmp_path):
                  "shooter: {quality: veteran}, target: {quality: militia}}\n")
     with pytest.raises(ScenarioError, match=r"weapon.*assault_rifle"):
         scenario.load(f)
+
+
+# ----------------------------------------------------------------------------- dodging (§6.5, §10), issue 28
+
+def _fanatic_burst(target, weapon="assault_rifle", mode="burst", range_cm=40):
+    return {"weapon": weapon, "mode": mode, "range_cm": range_cm, "shooter": {"quality": "fanatic"},
+            "target": target}
+
+
+def test_dodging_into_the_open_shocks_automatically():
+    """§6.5 "Si no encuentra protección a esa distancias la figura puede tirarse al suelo, pero se
+    encontrará, automáticamente, conmocionada (ver 10)"; §10 "Un soldado estará conmocionado cuando ...
+    o cuando se tire al suelo buscando protección". The shipped example: the veteran dodging a fanatic's
+    AK burst in the open is shocked unless killed: P = 1 - (1/6)(2/6) = 17/18 (0.111 before issue 28)."""
+    res = api.exact(scenario.load(SCEN / "shot_fanatic_burst.yaml"))
+    s = res[0].summaries
+    assert s["shocked"].mean == pytest.approx(17 / 18, abs=1e-15)
+    assert s["shocked"].mean + s["casualties"].mean == pytest.approx(1.0, abs=1e-15)
+    _, _, prep = prepare("shot", _fanatic_burst({"quality": "veteran", "dodge": True}))
+    assert prep.args[-1] is True
+    assert any("throws itself to the ground" in n for n in prep.notes)
+
+
+def test_dodging_into_cover_is_not_shocked_by_the_dodge():
+    """``dodge`` with ``cover``: the figure reached cover within 5 cm ("alcancen la cobertura"): only a
+    hit it saves shocks it. Fanatic AK burst at 40 cm: 6 + 1 fanatic + 1 dodge + 1 cover = 9, 3 dice
+    lost: no dice left, no shot. AK aimed at 20 cm by a veteran: 3 + 1 + 1 = 5, 1 die at 1/3; the
+    veteran in cover saves on 2+ (5/6): shocked = 1/3 * 5/6."""
+    _, _, prep = prepare("shot", _fanatic_burst({"quality": "veteran", "dodge": True, "cover": True}))
+    assert prep.exact()["shocked"].mean == 0.0
+    params = {"weapon": "assault_rifle", "mode": "aimed", "range_cm": 20, "shooter": {"quality": "veteran"},
+              "target": {"quality": "veteran", "dodge": True, "cover": True}}
+    _, _, prep = prepare("shot", params)
+    assert prep.args[-1] is False
+    assert prep.exact()["shocked"].mean == pytest.approx(float(Fraction(1, 3) * Fraction(5, 6)), abs=1e-15)
+
+
+def test_sniper_fire_cannot_be_dodged_so_no_dodge_shock():
+    """§6.5 "El fuego de francotiradores no puede ser esquivado": no +1 and no throw to the ground.
+    Veteran sniper at 20 cm needs 2 (5/6); the veteran target saves 3+ (4/6): shocked = 5/6 * 4/6."""
+    params = {"weapon": "sniper_rifle", "range_cm": 20, "shooter": {"quality": "veteran"},
+              "target": {"quality": "veteran", "dodge": True}}
+    _, _, prep = prepare("shot", params)
+    assert prep.args[-1] is False
+    assert prep.exact()["shocked"].mean == pytest.approx(float(Fraction(5, 6) * Fraction(4, 6)), abs=1e-15)
+
+
+def test_no_die_rolled_is_no_shot_to_dodge():
+    """A fire that rolls no die (pistol beyond 10 cm) is no shot: the dodging target is not shocked."""
+    _, _, prep = prepare("shot", {"weapon": "pistol", "range_cm": 20, "shooter": {"quality": "veteran"},
+                                  "target": {"quality": "militia", "dodge": True}})
+    assert prep.args[1] == 0 and prep.args[-1] is False
+    assert prep.exact()["shocked"].mean == 0.0
+
+
+DODGE_CASES = [
+    _fanatic_burst({"quality": "veteran", "dodge": True}),
+    {"weapon": "lmg", "range_cm": 40, "shooter": {"quality": "elite"}, "target": {"quality": "militia", "dodge": True}},
+    {"weapon": "lmg", "range_cm": 40, "shooter": {"quality": "elite"},
+     "target": {"quality": "militia", "dodge": True, "cover": True, "leader": True}},
+    {"weapon": "sniper_rifle", "range_cm": 60, "shooter": {"quality": "veteran"},
+     "target": {"quality": "trained", "dodge": True}},
+]
+DODGE_IDS = ["example", "lmg-open", "lmg-cover", "sniper"]
+
+
+@pytest.mark.parametrize("params", DODGE_CASES, ids=DODGE_IDS)
+def test_dodge_exact_matches_reference_enumeration(params):
+    from analyzer.games.breaking_news import reference as R
+    _, _, prep = prepare("shot", params)
+    theirs = R.exact_shot(params, None, R.load_data())
+    for name, ex in prep.exact().items():
+        assert ex.mean == pytest.approx(float(sum(v * p for v, p in theirs[name].items())), abs=1e-12), name
+        for v, p in zip(ex.values, ex.probs):
+            assert p == pytest.approx(float(theirs[name].get(int(v), 0)), abs=1e-12), (name, v)
+
+
+@pytest.mark.parametrize("params", DODGE_CASES, ids=DODGE_IDS)
+def test_dodge_mc_matches_exact(params):
+    _, _, prep = prepare("shot", params)
+    assert_mc_matches_exact(prep, 100_000, what=str(params))
+
+
+def test_dodge_reference_simulation_matches_exact():
+    import numpy as np
+    from analyzer.games.breaking_news import reference as R
+    from tests.stat_checks import assert_mean_matches
+    params = DODGE_CASES[1]
+    _, p, prep = prepare("shot", params)
+    out = R.simulate("shot", p.model_dump(mode="json"), {}, R.load_data(), 20_000, 7)
+    for name, ex in prep.exact().items():
+        xs = np.asarray(out[name], float)
+        assert_mean_matches(xs.mean(), xs.std() / np.sqrt(len(xs)), ex.mean, what=name)

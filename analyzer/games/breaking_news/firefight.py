@@ -1,11 +1,13 @@
 """Question ``firefight``: two teams from army lists exchange fire turn by turn (source §5, §8-§12,
 §14; docs/models/breaking_news.md §6).
 
-Space is abstracted to a range schedule: at turn t (0-based) the active team first closes, so the
-turn's fire happens at max(min_cm, start_cm - closing_cm x (t + 1)) (start_cm when closing_cm is 0);
-a move of more than 5 cm gives the active team's fire +1 (at most 15 cm: a longer move is a run,
-no fire; §5, §6.1). Each figure fires the weapon and mode of its kit with the most expected hits at
-that range. Everything is compiled here into arrays (:mod:`kernels.breaking_news.firefight`).
+Space is abstracted to a range schedule over closing moves: after j moves the teams stand at
+r_j = max(min_cm, start_cm - closing_cm x j); a turn whose active team advances (``range.advancing``)
+and has an acting figure starts with the move to the next step. A move of more than 5 cm gives +1
+(at most 15 cm: a longer move is a run, no fire), one of 5 cm or less bars support weapons under
+``support_after_move: not_moved_only`` (§5, §6.1). Each figure fires the weapon and mode of its kit
+with the most expected hits at that range. Everything is compiled here into arrays
+(:mod:`kernels.breaking_news.firefight`).
 """
 from __future__ import annotations
 
@@ -55,6 +57,7 @@ class FigureLine(_Strict):
                                             description="what each figure carries")
     leadership: int = Field(0, ge=0, le=4, description="leadership level (0: none)")
     leader: bool = Field(False, description="the team leader (counts 2 for morale, +1 save)")
+    section_leader: bool = Field(False, description="a section leader ('Líder de Sección'): +1 save (§9)")
     quality: Literal[QUALITIES] | None = Field(None, description="default: the team's")  # type: ignore[valid-type]
 
 
@@ -79,8 +82,18 @@ class Side(_Strict):
 class RangeSchedule(_Strict):
     start_cm: float = Field(40, gt=0, le=300, allow_inf_nan=False, description="range at the start")
     closing_cm: float = Field(0, ge=0, le=25, allow_inf_nan=False,
-                              description="cm the active team closes each turn (at most a 25 cm run)")
+                              description="cm an advancing team closes when it is active (at most a 25 cm run)")
     min_cm: float = Field(5, gt=0, le=300, allow_inf_nan=False, description="closest range")
+    advancing: Literal["side_a", "side_b", "both"] | None = Field(
+        None, description="who makes the closing moves (required when closing_cm > 0): side_a, side_b or both "
+                          "(both: the range closes whoever is active, the schedule before issue 28)")
+
+    @model_validator(mode="after")
+    def _who_advances(self):
+        if self.closing_cm > 0 and self.advancing is None:
+            raise ValueError("range.advancing is required when range.closing_cm > 0: say who closes "
+                             "(allowed: side_a, side_b, both)")
+        return self
 
 
 class FirefightParams(_Strict):
@@ -106,7 +119,7 @@ def side_figures(side: Side, bn: BNData, ctx: Context, path: str) -> tuple[str, 
     else:
         quality = side.quality
         figs = [Figure(ln.quality or quality, tuple(ln.weapons), ln.leadership, ln.leader,
-                       "sniper_rifle" in ln.weapons) for ln in side.figures for _ in range(ln.n)]
+                       "sniper_rifle" in ln.weapons, ln.section_leader) for ln in side.figures for _ in range(ln.n)]
         extras = []
     if side.extras is not None:
         extras = list(side.extras)
@@ -131,15 +144,18 @@ def best_fire(bn: BNData, fig: Figure, rng: float, rules: dict, fire_mode: str, 
 
 
 def range_schedule(r: RangeSchedule, turns: int) -> tuple[list[float], list[float]]:
-    """(range of each turn's fire, cm the active team moved before it)."""
-    ranges, moves = [], []
-    prev = r.start_cm
-    for t in range(turns):
-        cur = max(r.min_cm, r.start_cm - r.closing_cm * (t + 1)) if r.closing_cm else r.start_cm
-        ranges.append(cur)
-        moves.append(max(0.0, prev - cur))
-        prev = cur
+    """(r_j, cm moved into step j) for j = 0 .. the last step reachable in ``turns`` turns (one
+    closing move per turn at most): r_j = max(min_cm, start_cm - closing_cm * j)."""
+    ranges, moves = [r.start_cm], [0.0]
+    while r.closing_cm and ranges[-1] > r.min_cm and len(ranges) <= turns:
+        nxt = max(r.min_cm, r.start_cm - r.closing_cm * len(ranges))
+        moves.append(ranges[-1] - nxt)
+        ranges.append(nxt)
     return ranges, moves
+
+
+#: §10: a shocked figure in the open "se le considerará en cobertura más allá de 25 cm"
+SHOCKED_OPEN_COVER_BEYOND_CM = 25
 
 
 def defeat_points_lost(bn: BNData, fig: Figure) -> int:
@@ -181,10 +197,13 @@ def compile_firefight(p: FirefightParams, bn: BNData, ctx: Context):
     sides = [side_figures(p.side_a, bn, ctx, "side_a"), side_figures(p.side_b, bn, ctx, "side_b")]
     covers = [p.side_a.cover, p.side_b.cover]
     ranges, moves = range_schedule(p.range, turns)
+    advances = [p.range.advancing in ("side_a", "both"), p.range.advancing in ("side_b", "both")]
+    hidden = rules["shocked_in_cover"] == "hidden"
+    shocked_covered = np.array([int(hidden and r > SHOCKED_OPEN_COVER_BEYOND_CM) for r in ranges], np.int64)
     F = k.MAX_FIGURES
     n_fig = np.array([len(s[1]) for s in sides], np.int64)
     figs = np.zeros((2, F, k.N_FIG_COLS), np.int64)
-    fire = np.zeros((turns, 2, F, 2, 2, 2), np.int64)
+    fire = np.zeros((len(ranges), 2, F, k.N_ROLES, 2, 2, 2), np.int64)
     fire[..., k.FACE] = NO_HIT
     team = np.zeros((2, k.N_TEAM_COLS), np.int64)
     notes: list[str] = []
@@ -194,27 +213,32 @@ def compile_firefight(p: FirefightParams, bn: BNData, ctx: Context):
         bn.use(f"troop_qualities.{quality}")
         q = bn.quality(quality)
         team[s] = (int(q["initiative_morale"]), int(q["initiative_morale"]), int("ambush" in extras),
-                   int("motivation" in extras))
+                   int("motivation" in extras), int(advances[s]), int(hidden and covers[s]))
+        # the enemy's shocked figures count as in cover only when in the open (in cover they are hidden)
+        variants = (0, 1) if (hidden and not covers[1 - s] and shocked_covered.any()) else (0,)
         for f, fig in enumerate(members):
             bn.use(f"troop_qualities.{fig.quality}")
-            figs[s, f] = (save_face(bn, fig.quality, rules, leader=fig.leader, cover=covers[s]), int(fig.leader),
+            saves_bonus = fig.leader or fig.section_leader
+            figs[s, f] = (save_face(bn, fig.quality, rules, leader=saves_bonus, cover=covers[s]), int(fig.leader),
                           fig.leadership, int(bn.quality(fig.quality)["shock"]), defeat_points_lost(bn, fig),
-                          int(fig.sniper))
-            for t in range(turns):
-                moved_cm = moves[t]
+                          int(fig.sniper), save_face(bn, fig.quality, rules, leader=saves_bonus, cover=True))
+            fig_opp = [Figure(fig.quality, tuple(w for w in fig.weapons if bn.weapon(w)["opportunity"] != "never"
+                                                 and (rng <= OPPORTUNITY_MAX_CM or w == "sniper_rifle")),
+                              fig.leadership, fig.leader, fig.sniper) for rng in ranges]
+            for j, rng in enumerate(ranges):
                 for sniper_target in (0, 1):
-                    kw = dict(cover=covers[1 - s], target_sniper=bool(sniper_target))
-                    act = None if moved_cm > 15 else best_fire(bn, fig, ranges[t], rules, p.fire_mode,
-                                                               moved=moved_cm > 5, **kw)
-                    fig_opp = Figure(fig.quality, tuple(w for w in fig.weapons
-                                                        if bn.weapon(w)["opportunity"] != "never"
-                                                        and (ranges[t] <= OPPORTUNITY_MAX_CM or w == "sniper_rifle")),
-                                     fig.leadership, fig.leader, fig.sniper)
-                    opp = best_fire(bn, fig_opp, ranges[t], rules, p.fire_mode, **kw) if fig_opp.weapons else None
-                    for role, th in ((k.ACTIVE, act), (k.REACTIVE, opp)):
-                        if th is not None:
-                            fire[t, s, f, role, sniper_target] = (th.dice, th.needed)
-                            low_cells.update(th.notes)
+                    for c in variants:
+                        kw = dict(cover=covers[1 - s] or bool(c), target_sniper=bool(sniper_target))
+                        roles = [(k.STILL, best_fire(bn, fig, rng, rules, p.fire_mode, **kw))]
+                        if advances[s] and j > 0 and moves[j] <= 15:   # a longer move is a run: no fire
+                            roles.append((k.MOVED, best_fire(bn, fig, rng, rules, p.fire_mode, moved=moves[j] > 5,
+                                                             cautious=moves[j] <= 5, **kw)))
+                        if c == 0 and fig_opp[j].weapons:
+                            roles.append((k.REACTIVE, best_fire(bn, fig_opp[j], rng, rules, p.fire_mode, **kw)))
+                        for role, th in roles:
+                            if th is not None:
+                                fire[j, s, f, role, sniper_target, c] = (th.dice, th.needed)
+                                low_cells.update(th.notes)
     dp_consts = bn.constant("defeat_points")
     consts = np.zeros(k.N_CONSTS, np.int64)
     consts[k.C_TURNS] = turns
@@ -229,16 +253,18 @@ def compile_firefight(p: FirefightParams, bn: BNData, ctx: Context):
     consts[k.C_LEADER_IN_REACH] = int(bool(bn.constant("leader_within_5cm")))
     table = rules["sampling"] == "table"
     consts[k.C_SAMPLING] = k.SAMPLING_TABLE if table else k.SAMPLING_DICE
+    consts[k.C_LAST_STEP] = len(ranges) - 1
+    consts[k.C_REACTION_FIRST] = int(rules["movement_reaction"] == "resolved_first")
     if int(bn.constant("morale_always_passes_on")) != 6:
         raise param_error(ctx, "side_a", "the morale kernel assumes the automatic pass is a 6 "
                                          "(data game.morale_always_passes_on)")
     dp_bound = int(figs[:, :, k.FIG_DP].sum()) + consts[k.C_DP_FIRED_FIRST] + consts[k.C_DP_WITHDRAWAL]
     n_bins = max(dp_bound, turns, k.MAX_FIGURES) + 1
-    if ranges:
-        sched = f"{ranges[0]:g} cm" if len(set(ranges)) == 1 else f"{ranges[0]:g} -> {ranges[-1]:g} cm"
-        notes.append(f"A: {n_fig[0]} figures, B: {n_fig[1]} figures; fire at {sched}; turn limit {turns}")
+    sched = f"{ranges[0]:g} cm" if len(ranges) == 1 else \
+        f"{ranges[0]:g} -> {ranges[-1]:g} cm as {p.range.advancing} close{'s' if p.range.advancing != 'both' else ''}"
+    notes.append(f"A: {n_fig[0]} figures, B: {n_fig[1]} figures; fire at {sched}; turn limit {turns}")
     notes += sorted(low_cells)
-    args = (n_fig, figs, fire, team, consts, *sampling_tables(table))
+    args = (n_fig, figs, fire, team, consts, shocked_covered, *sampling_tables(table))
     return args, int(n_bins), notes
 
 
@@ -296,7 +322,7 @@ class Firefight(Question):
             side.update(quality=quality,
                         extras=side.get("extras", [e for e in extras if e in ("ambush", "motivation")]),
                         figures=[{"n": 1, "weapons": list(f.weapons), "leadership": f.leadership, "leader": f.leader,
-                                  "quality": f.quality} for f in figs])
+                                  "section_leader": f.section_leader, "quality": f.quality} for f in figs])
         lines = []
         for ln in side["figures"]:
             n = int(ln.get("n", 1))

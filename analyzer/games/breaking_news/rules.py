@@ -15,9 +15,11 @@ def _opt(name, values, doc, source, what_if=()):
 
 
 TRAINED_POINTS = _opt(
-    "trained_points", ["table", "list"],
-    "cost of a Trained (R4) AR soldier: the troop table's PUNTOS '10' or the list price "
-    "'Entrenados: 12 pts'", "A1 (§3, LISTAS DISPONIBLES)")
+    "trained_points", ["list", "table"],
+    "cost of a Trained (R4) AR soldier: the list price 'Entrenados: 12 pts' (COSTE DE UN SOLDADO CON "
+    "FUSIL DE ASALTO, the section a team is costed by: 'debes seleccionar una lista ... y calcular el "
+    "coste de cada soldado'; the default, as irregular_veteran_points) or the troop table's PUNTOS '10'",
+    "A1 (§3, LISTAS DISPONIBLES)")
 IRREGULAR_VETERAN_POINTS = _opt(
     "irregular_veteran_points", ["list", "table"],
     "cost of an Irr1 (commando / mercenary / trained militia) AR soldier: the list price "
@@ -57,10 +59,12 @@ SHOCK_RECOVERY = _opt(
     "active' (shocked until it passes the shock test each time it activates): a pass clears the shock, "
     "or the figure stays shocked and tests at every activation", "A9 (§9, §10)")
 MELEE_GROUP = _opt(
-    "melee_group", ["one_die_sum_modifiers", "best_individual"],
+    "melee_group", ["one_die_sum_modifiers", "best_individual", "one_die_each_summed"],
     "two or three against one: 'se añaden los modificadores de cada uno de las figuras envueltas' (the "
-    "modifiers of every figure involved are added): one die plus the sum of their Melee values, or each "
-    "attacker rolls its own die plus its own Melee and the best counts", "A10 (§11)")
+    "modifiers of every figure involved are added): one die plus the sum of their Melee values; or each "
+    "attacker rolls its own die plus its own Melee and the best counts; or 'se resuelve tirando 1D6 por "
+    "cada figura combatiente' (one D6 per fighting figure): every attacker rolls one die and the attackers' "
+    "dice and Melee values are all summed against the defender's die + Melee", "A10 (§11)")
 MELEE_TIES = _opt(
     "melee_ties", ["reroll", "no_result"],
     "ties are not stated ('El dado más alto gana y mata al enemigo'): PLACEHOLDER reading, roll again "
@@ -76,6 +80,34 @@ COVER_FIRE_HITS = _opt(
     "de cobertura' (one hit per covering figure) or the rule text's 'es impactado una vez' (one hit)",
     "A7 (§8.6)")
 
+HEAVY_AT_VS_MEN = _opt(
+    "heavy_at_vs_men", ["barred", "allowed"],
+    "'El disparo de cañón de carros de combate o de armas antitanque pesadas (Milán) no puede realizarse a "
+    "figuras' (tank guns and heavy AT weapons cannot fire at figures): barred, the literal reading; or "
+    "allowed (the reading before issue 28)", "§7")
+POOR_TROOPS_WEAPONS = _opt(
+    "poor_troops_weapons", ["light_arms", "all_small_arms"],
+    "'+1 si un recluta, fanático o milicia dispara (sólo pequeñas armas, no granadas, RPG´s...)': the "
+    "light arms of §6.1 ('armas ligeras (pistola, rifle de asalto, subfusil y LMG)'), or every small-arm "
+    "weapon of the data (also MMG, HMG and the sniper rifle; the reading before issue 28)", "§8, §6.1")
+SUPPORT_AFTER_MOVE = _opt(
+    "support_after_move", ["not_moved_only", "cautious_move"],
+    "'La infantería con MMG o HMG u otras armas de apoyo sólo podrán disparar si no se han movido': a "
+    "support weapon fires only when its team did not move, or also after a cautious move of up to 5 cm "
+    "(the reading before issue 28)", "§6.1")
+SHOCKED_IN_COVER = _opt(
+    "shocked_in_cover", ["hidden", "targetable"],
+    "'Si la figura se encuentra bajo cobertura se la considerará como oculta al enemigo. Si se encuentra en "
+    "campo abierto se le considerará en cobertura más allá de 25 cm de cualquier figura enemiga': a shocked "
+    "figure in cover is hidden and one in the open counts as in cover beyond 25 cm; or shocked figures are "
+    "ordinary targets (the reading before issue 28)", "§10")
+MOVEMENT_REACTION = _opt(
+    "movement_reaction", ["resolved_first", "simultaneous"],
+    "'Si el fuego de oportunidad es una reacción al movimiento enemigo, los disparos se resolverán cuando "
+    "decida el jugador que reacciona': opportunity fire at a team that closed in is resolved before the "
+    "team fires (a figure it hits loses its action); or it is simultaneous with the team's fire (the "
+    "reading before issue 28)", "§8.5")
+
 SAMPLING = _opt(
     "sampling", ["dice", "table"],
     "not a rule reading: how the firefight draws a shot's hits, a figure's saves and a morale test: dice = "
@@ -86,8 +118,10 @@ SAMPLING = _opt(
 #: options whose every value is a placeholder reading (the source states nothing)
 PLACEHOLDER_READINGS = (MELEE_TIES, INITIATIVE_TIES)
 
-SHOT_OPTIONS = (BURST_OVERFLOW, BURST_WEAPONS, AIMED_OVER_6, NATURAL_1_TO_HIT, SAVE_BONUS)
+SHOT_OPTIONS = (BURST_OVERFLOW, BURST_WEAPONS, AIMED_OVER_6, NATURAL_1_TO_HIT, SAVE_BONUS, HEAVY_AT_VS_MEN,
+                POOR_TROOPS_WEAPONS)
 MORALE_OPTIONS = (MORALE_CASUALTIES,)
 MELEE_OPTIONS = (MELEE_GROUP, MELEE_TIES)
 POINTS_OPTIONS = (TRAINED_POINTS, IRREGULAR_VETERAN_POINTS)
-FIREFIGHT_OPTIONS = SHOT_OPTIONS + (MORALE_CASUALTIES, SHOCK_RECOVERY, INITIATIVE_TIES, SAMPLING)
+FIREFIGHT_OPTIONS = SHOT_OPTIONS + (MORALE_CASUALTIES, SHOCK_RECOVERY, INITIATIVE_TIES, SUPPORT_AFTER_MOVE,
+                                    SHOCKED_IN_COVER, MOVEMENT_REACTION, SAMPLING)

@@ -42,6 +42,20 @@ class ToHit:
         return self.dice * self.p_hit
 
 
+#: §7 "El disparo de cañón de carros de combate o de armas antitanque pesadas (Milán) no puede
+#: realizarse a figuras" (rule option ``heavy_at_vs_men``)
+HEAVY_ANTI_TANK = ("milan", "tank_gun")
+
+
+def poor_troops_modifier_applies(w: dict, rules: dict) -> bool:
+    """§8 "+1 si un recluta, fanático o milicia dispara (sólo pequeñas armas, no granadas, RPG´s...)":
+    the §6.1 light arms ("pistola, rifle de asalto, subfusil y LMG": small arms that may fire after a
+    15 cm move) or every small arm of the data (rule option ``poor_troops_weapons``)."""
+    if rules["poor_troops_weapons"] == "light_arms":
+        return bool(w["small_arm"]) and w["after_move"] == "light"
+    return bool(w["small_arm"])
+
+
 def is_burst(weapon: str, mode: str, dice: int, rules: dict) -> bool:
     """A 'ráfaga' (spec A4): any fire of more than one die, or only the AR's burst mode."""
     if rules["burst_weapons"] == "ar_burst_only":
@@ -55,12 +69,20 @@ def modes_of(bn: BNData, weapon: str) -> list[str]:
 
 def to_hit(bn: BNData, weapon: str, mode: str | None, range_cm: float, shooter_quality: str, rules: dict, *,
            moved: bool = False, sf: bool | None = None, cover: bool = False, dodge: bool = False,
-           target_sniper: bool = False, crew: int | None = None, fixed: bool = False) -> ToHit:
+           target_sniper: bool = False, crew: int | None = None, fixed: bool = False,
+           cautious: bool = False) -> ToHit:
     """The number needed and the dice of one figure's fire (source §8 "TABLA DE DISPAROS" and
-    "Modificadores"; §6.1 movement limits; the burst overflow rule and the spec's A3-A5)."""
+    "Modificadores"; §6.1 movement limits; §7 heavy weapons against men; the burst overflow rule
+    and the spec's A3-A5). ``moved``: the shooter moved more than 5 cm (at most 15); ``cautious``:
+    it moved 5 cm or less (bars support weapons under ``support_after_move: not_moved_only``)."""
     w = bn.weapon(weapon)
-    for key in ("modes", "max_cm", "min_cm", "small_arm", "cover_applies", "dodge_applies", "after_move", "crew_served"):
+    # a value is "used" (and so listed as a placeholder) only where it can change the answer
+    for key in ("modes", "max_cm", "min_cm", "small_arm", "after_move", "crew_served"):
         bn.use(f"weapons.{weapon}.{key}")
+    if cover:
+        bn.use(f"weapons.{weapon}.cover_applies")
+    if dodge:
+        bn.use(f"weapons.{weapon}.dodge_applies")
     mode = mode or next(iter(w["modes"]))
     m = w["modes"][mode]
     bands = bn.get("range_bands_cm")
@@ -77,6 +99,10 @@ def to_hit(bn: BNData, weapon: str, mode: str | None, range_cm: float, shooter_q
     # movido hasta 5 cm. La infantería con MMG o HMG u otras armas de apoyo sólo p[uede disparar si no mueve]"
     if moved and w["after_move"] in ("slow", "static"):
         return ToHit(weapon, mode, base, confidence=conf, reason="cannot fire after moving more than 5 cm (§6.1)")
+    if cautious and not moved and w["after_move"] == "static" and rules["support_after_move"] == "not_moved_only":
+        return ToHit(weapon, mode, base, confidence=conf, reason="support weapons fire only if not moved (§6.1)")
+    if weapon in HEAVY_ANTI_TANK and rules["heavy_at_vs_men"] == "barred":
+        return ToHit(weapon, mode, base, confidence=conf, reason="cannot fire at figures (§7)")
     q = bn.quality(shooter_quality)
     sf = (shooter_quality == "special_forces") if sf is None else sf
     dice = int(m["dice"])
@@ -86,7 +112,7 @@ def to_hit(bn: BNData, weapon: str, mode: str | None, range_cm: float, shooter_q
         mods.append(("shooter moved more than 5 cm", 1))
     if cover and w["cover_applies"]:
         mods.append(("target in cover", 1))
-    if w["small_arm"] and q["aimed_fire"] > 0:
+    if poor_troops_modifier_applies(w, rules) and q["aimed_fire"] > 0:
         mods.append((f"{shooter_quality} shoots (small arms)", int(q["aimed_fire"])))
     if dodge and w["dodge_applies"]:
         mods.append(("target dodges", 1))

@@ -3,8 +3,11 @@ figure (source §8 shooting, §9 saves, §10 shock; docs/models/breaking_news.md
 
 The number needed and the dice are compiled from the shooting table and the modifiers
 (:func:`analyzer.games.breaking_news.shooting.to_hit`); each hit forces a save; the target is a
-casualty when a save fails and shocked when it was hit and passed every save. Exact mode:
-hits are binomial, P(survive h hits) = P(save)^h.
+casualty when a save fails and shocked when it was hit and passed every save, or when it
+survives after dodging with no cover in reach (§6.5 "Si no encuentra protección a esa distancias
+la figura puede tirarse al suelo, pero se encontrará, automáticamente, conmocionada"; §10 "o
+cuando se tire al suelo buscando protección"). Exact mode: hits are binomial, P(survive h hits)
+= P(save)^h.
 """
 from __future__ import annotations
 
@@ -29,7 +32,7 @@ METRICS = [
     Metric("dice", "dice rolled", "value"),
     Metric("hits", "hits"),
     Metric("casualties", "target removed (failed a save)"),
-    Metric("shocked", "target shocked (hit, passed every save)"),
+    Metric("shocked", "target shocked (hit and passed every save, or survived after throwing itself down)"),
 ]
 
 
@@ -47,8 +50,10 @@ class Shooter(_Strict):
 class Target(_Strict):
     quality: Quality = Field(..., description="troop quality of the target figure")
     cover: bool = Field(False, description="in cover: +1 to the number needed (not for sniper, grenade, RPG, "
-                                           "flamethrower) and +1 to its save")
-    dodge: bool = Field(False, description="dodges (§6.5): +1 to the number needed (not against snipers)")
+                                           "flamethrower) and +1 to its save; with dodge: the dodge reaches cover")
+    dodge: bool = Field(False, description="dodges (§6.5): +1 to the number needed (not against snipers); "
+                                           "without cover it throws itself to the ground and is shocked if "
+                                           "it survives")
     sniper: bool = Field(False, description="the target is a sniper: +1 to the number needed")
     leader: bool = Field(False, description="the team or section leader: +1 to its save")
     special_forces: bool | None = Field(None, description="SF target: only spotting (§7) uses it, which a "
@@ -83,11 +88,22 @@ def shot_setup(p: ShotParams, bn: BNData, ctx: Context, rules: dict):
     return th, face
 
 
-def exact_shot(target_number: int, dice: int, p_hit: Fraction, p_sv: Fraction) -> dict[str, ExactMetric]:
-    """Exact metrics: hits ~ Binomial(dice, p_hit); the target survives h hits with P(save)^h."""
+def throws_itself_down(p: ShotParams, bn: BNData, dice: int) -> bool:
+    """§6.5: a dodging figure "debe estar a un máximo de 5 cm de cualquier protección ... Si no encuentra
+    protección a esa distancias la figura puede tirarse al suelo, pero se encontrará, automáticamente,
+    conmocionada (ver 10)". ``dodge`` with ``cover`` is a dodge that reaches cover; ``dodge`` without
+    ``cover`` is the figure throwing itself to the ground. Sniper fire "no puede ser esquivado" (no dodge,
+    no shock), and a fire that rolls no die is no shot to dodge."""
+    return bool(p.target.dodge and not p.target.cover and bn.weapon(p.weapon)["dodge_applies"] and dice > 0)
+
+
+def exact_shot(target_number: int, dice: int, p_hit: Fraction, p_sv: Fraction,
+               prone: bool = False) -> dict[str, ExactMetric]:
+    """Exact metrics: hits ~ Binomial(dice, p_hit); the target survives h hits with P(save)^h.
+    ``prone`` (it threw itself to the ground, §6.5, §10): shocked whenever it survives, hit or not."""
     hit_probs = [comb(dice, h) * p_hit ** h * (1 - p_hit) ** (dice - h) for h in range(dice + 1)]
     p_cas = sum((pr * (1 - p_sv ** h) for h, pr in enumerate(hit_probs)), Fraction(0))
-    p_shock = sum((pr * p_sv ** h for h, pr in enumerate(hit_probs) if h > 0), Fraction(0))
+    p_shock = sum((pr * p_sv ** h for h, pr in enumerate(hit_probs) if h > 0 or prone), Fraction(0))
     return {"target_number": exact_constant(target_number), "dice": exact_constant(dice),
             "hits": ExactMetric(float(dice * p_hit), np.arange(dice + 1), np.array([float(x) for x in hit_probs])),
             "casualties": exact_binary(p_cas), "shocked": exact_binary(p_shock)}
@@ -117,11 +133,15 @@ class Shot(Question):
         if th.reason:
             notes.append(th.reason)
         notes.append(f"target saves on a natural {face}+")
-        args = (int(hit_face), int(dice), int(hit_face), int(face))
+        prone = throws_itself_down(p, bn, dice)
+        if prone:
+            notes.append("target dodges with no cover in reach: it throws itself to the ground and is shocked "
+                         "if it survives (§6.5, §10)")
+        args = (int(hit_face), int(dice), int(hit_face), int(face), prone)
 
         def exact_answer():
             return exact_shot(int(hit_face), int(dice), Fraction(max(0, 7 - hit_face), 6) if dice else Fraction(0),
-                              p_save(face))
+                              p_save(face), prone)
 
         return Prepared(METRICS, max(8, dice + 1), kernel=shot_kernel, args=args, exact=exact_answer,
                         placeholders=tuple(bn.used), notes=tuple(notes))
