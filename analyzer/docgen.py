@@ -265,9 +265,10 @@ GALLERY = (
                 "**HACSE: which depth-charge pattern?** All 28 ways to set six charges against a U-boat at an "
                 "unknown depth, ranked by P(sunk) with 95% CIs (`depth_charge_pattern`)."),
     GalleryItem("bn_points_efficiency.png", "breaking_news/points_efficiency.yaml", "exact",
-                "points_efficiency_frontier.png",
-                "**Breaking News: what do the points buy?** Expected casualties per turn against cost for every "
-                "unit of the army lists, exact, with the efficiency frontier (`points_efficiency`)."),
+                "points_efficiency_combined.png",
+                "**Breaking News: what do the points buy?** Every unit of the army lists ranked by the casualties "
+                "100 points of it inflict before the reference fire removes them, beside its offence and its "
+                "defence per point, exact (`points_efficiency`)."),
 )
 
 
