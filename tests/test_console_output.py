@@ -55,3 +55,63 @@ def test_list_writes_types_as_yaml_users_write_them():
     assert not python_names, python_names
     assert "list of ints" in types and "int or null" in types and "true | false" in types
     assert any(t.startswith("one of ") for t in types)
+
+
+def test_matchup_shows_contender_names_in_full(tmp_path):
+    """Issue 28 item 9: on an 80-column console the ratings table gave long contender names as
+    'journalist_in…'. Names now show in full (the other columns wrap first); a name wider than the
+    room left folds onto the next line instead of being cut."""
+    import yaml
+    names = ["tail_gunner_of_lead_bomber_12", "tail_gunner_of_lead_bomber_15",
+             "tail_gunner_skill_18", "a_contender_name_too_long_for_any_column_of_an_80_col_table"]
+    doc = {"game": "b17", "question": "gun_shot", "seed": 3, "trials": 640,
+           "params": {"gun": "tail", "clock": "6:00", "altitude": "level", "fighter": "Me109", "prior_hits": 0,
+                      "intercom_ok": True, "skill": 15},
+           "contenders": [{"name": n, "params": {"skill": s}} for n, s in zip(names, (12, 15, 18, 16))],
+           "matchup": {"metric": "p_destroyed"}}
+    path = tmp_path / "m.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    res = _run_cli(["matchup", str(path), "--out", str(tmp_path), "--no-progress", "--bootstrap", "20"], 80, tmp_path)
+    assert res.returncode == 0, res.stderr
+    lines = res.stderr.splitlines()
+    assert not [ln for ln in lines if len(ln) > 80]
+    assert "…" not in res.stderr
+    rows = [ln.split("│")[2].strip() for ln in lines if ln.startswith("│")]
+    for name in names[:3]:
+        assert name in rows, name                          # whole, on one line
+    assert names[3] not in rows and names[3] in "".join(rows)   # folded over two lines, all of it
+
+
+def test_few_points_many_metrics_show_every_metric():
+    """Issue 28 item 9: a 3-point firefight sweep showed 3 of its 9 metrics on 80 columns ("5 more
+    metric(s) in summary.json"). A sweep of few points whose metrics do not fit as columns is shown
+    one row per metric, one column per point headed by its swept values: every metric, no cell cut."""
+    from rich.console import Console
+
+    from analyzer.cli.summary import _summary_table
+    names = ["p_win_a", "p_win_b", "p_draw", "turns", "casualties_a", "casualties_b", "dp_a", "dp_b", "p_turn_limit"]
+    stat = {"mean": 0.4575, "se": 0.0079, "ci_low": 0.4421, "ci_high": 0.4731}
+    summary = {"scenario": "s", "game": "breaking_news", "question": "firefight", "mode": "monte_carlo",
+               "primary_metric": "p_win_a",
+               "points": [{"swept": {"range.start_cm": r}, "metrics": {n: stat for n in names}} for r in (20, 40, 80)]}
+    table, left_out = _summary_table(summary, 80)
+    assert left_out == ""
+    console = Console(width=80, record=True, file=open(os.devnull, "w"))
+    console.print(table)
+    text = console.export_text()
+    assert all(f"{n} ±se" in text for n in names)
+    assert all(len(ln) <= 80 for ln in text.splitlines())
+    assert "range.start_cm" in text and all(str(r) in text for r in (20, 40, 80))
+    rows = [ln for ln in text.splitlines() if ln.startswith("│")]
+    assert len(rows) == len(names) and all(ln.count("0.4575±0.0079") == 3 for ln in rows)
+
+
+def test_firefight_console_shows_all_nine_metrics(tmp_path):
+    res = _run_cli(["run", str(ROOT / "scenarios" / "breaking_news" / "firefight_patrol.yaml"), "--trials", "500",
+                    "--out", str(tmp_path), "--no-progress"], 80, tmp_path)
+    assert res.returncode == 0, res.stderr
+    for name in ("p_win_a", "p_win_b", "p_draw", "turns", "casualties_a", "casualties_b", "dp_a", "dp_b",
+                 "p_turn_limit"):
+        assert f"│ {name} ±se" in res.stderr, name
+    assert "more metric" not in res.stderr
+    assert not [ln for ln in res.stderr.splitlines() if len(ln) > 80]

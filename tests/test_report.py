@@ -83,3 +83,36 @@ def test_report_opens_in_a_headless_browser(sweep_run, tmp_path):
         keep = ROOT / "results" / f"report_screenshot_{device}.png"     # git-ignored: for a person to look at
         keep.parent.mkdir(exist_ok=True)
         shutil.copyfile(shot, keep)
+
+
+def test_notes_say_which_point_they_belong_to(tmp_path):
+    """Issue 28 item 9: a swept run's notes are labelled with their point's swept values (console,
+    summary.json, report.html); a note every point carries is said once, unlabelled. summary.json
+    keeps each point's own notes in its record (readers of the per-point list are unaffected)."""
+    import json
+
+    from analyzer.outputs.notes import labelled_notes
+    scen = tmp_path / "s.yaml"
+    scen.write_text("name: labelled\ngame: breaking_news\nquestion: shot\nparams: {weapon: assault_rifle, "
+                    "mode: aimed, range_cm: 10, shooter: {quality: veteran}, target: {quality: veteran}}\n"
+                    "sweep: {range_cm: [10, 40]}\n")
+    r = runner.invoke(app, ["exact", str(scen), "--out", str(tmp_path / "out")])
+    assert r.exit_code == 0, r.stderr
+    folder = next((tmp_path / "out").rglob("summary.json")).parent
+    summary = json.loads((folder / "summary.json").read_text())
+    common = "target saves on a natural 3+"
+    assert all(common in pt["notes"] for pt in summary["points"])        # per point, as before
+    notes = summary["notes"]
+    assert notes[0] == common and sum(common in n for n in notes) == 1
+    assert any(n.startswith("[range_cm=10] table 3 (assault_rifle aimed") for n in notes)
+    assert any(n.startswith("[range_cm=40] table 4 (assault_rifle aimed") for n in notes)
+    assert not any(n.startswith("table ") for n in notes)                 # no unlabelled point note
+    console = " ".join(r.stderr.split())                                  # undo the console's wrapping
+    assert f"note: {common}" in console and "note: [range_cm=40] table 4" in console
+    assert "note: table" not in console
+    html_text = (folder / "report.html").read_text()
+    assert "[range_cm=10] table 3" in html_text and "[range_cm=40] table 4" in html_text
+    # a summary.json written before the top-level list: the report labels the per-point notes itself
+    assert labelled_notes([{"swept": {"a": 1}, "notes": ["x", "y"]}, {"swept": {"a": 2}, "notes": ["x"]}]) \
+        == ["x", "[a=1] y"]
+    assert labelled_notes([{"swept": {}, "notes": ["x", "x"]}]) == ["x"]

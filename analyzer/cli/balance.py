@@ -48,6 +48,34 @@ def _document(folder: Path, name: str, json_out: bool) -> dict | None:
     return doc
 
 
+def _names_table(title: str, headers: list[str], rows: list[list[str]], name_col: int) -> Table:
+    """A table whose column ``name_col`` shows contender names in full: when the table does not
+    fit the terminal, every other column is narrowed to its longest word (its text wraps) and the
+    name column gets the room left, up to the longest name; a name wider still folds onto the next
+    line, never cut short. ``rows`` are plain text (escaped here)."""
+    n = len(headers)
+    cells = [[headers[i]] + [r[i] for r in rows] for i in range(n)]
+    natural = [max(len(c) for c in col) for col in cells]
+    words = [max(len(w) for c in col for w in (c.split() or [""])) for col in cells]
+    words[name_col] = len(headers[name_col])                  # a name wider than the room left folds
+    frame = 3 * n + 1                                         # rich's borders and padding
+    table = Table(title=title, title_justify="left")
+    if frame + sum(natural) <= err.width:
+        widths: list[int | None] = [None] * n                 # it fits: rich lays it out whole
+    else:
+        widths = list(words)
+        spare = err.width - frame - sum(words)
+        for i in [name_col] + [i for i in range(n) if i != name_col]:   # the names first, then the rest
+            grow = max(0, min(spare, natural[i] - widths[i]))
+            widths[i] += grow
+            spare -= grow
+    for header, width in zip(headers, widths):
+        table.add_column(header, overflow="fold", width=width)
+    for r in rows:
+        table.add_row(*[escape(c) for c in r])
+    return table
+
+
 def matchup(
     target: Path = typer.Argument(..., help="A matchup file: a scenario with contenders: (see docs/balance.md)."),
     trials: Optional[int] = typer.Option(None, "--trials", "-n", min=1,
@@ -99,15 +127,14 @@ def matchup(
     doc = _document(folder, "matchup.json", json_out)
     if doc is None:
         return
-    table = Table(title=f"{sc.name}: Bradley–Terry ratings relative to {doc['reference']} ({mode}, "
-                        f"{m.trials:,} trials per {'pair' if mode == 'seated' else 'contender'})", title_justify="left")
-    for col in ("rank", "contender", "rating [95% CI]", f"P(beats {doc['reference']})", "mean score", "cost"):
-        table.add_column(col)
-    for x in doc["ratings"]:
-        table.add_row(str(x["rank"]), escape(x["contender"]), f"{x['rating']:+.3f} [{x['ci_low']:+.3f}, "
-                      f"{x['ci_high']:+.3f}]", f"{x['p_beats_reference']:.3f}", f"{x['mean_score_vs_field']:.3f}",
-                      "" if x["cost"] is None else f"{x['cost']:g}")
-    err.print(table)
+    # contender names in full (issue 28): the other columns wrap first
+    err.print(_names_table(
+        f"{sc.name}: Bradley–Terry ratings relative to {doc['reference']} ({mode}, {m.trials:,} trials per "
+        f"{'pair' if mode == 'seated' else 'contender'})",
+        ["rank", "contender", "rating [95% CI]", "P(beats reference)", "mean score", "cost"],
+        [[str(x["rank"]), x["contender"], f"{x['rating']:+.3f} [{x['ci_low']:+.3f}, {x['ci_high']:+.3f}]",
+          f"{x['p_beats_reference']:.3f}", f"{x['mean_score_vs_field']:.3f}",
+          "" if x["cost"] is None else f"{x['cost']:g}"] for x in doc["ratings"]], name_col=1))
     unclear = [f"{x['a']} vs {x['b']}" for x in doc["matchups"] if x["ci_crosses_half"] and x["a"] != x["b"]]
     if unclear:
         err.print(f"  cells whose 95% CI contains 1/2: {', '.join(unclear)}", highlight=False, markup=False)
@@ -116,17 +143,16 @@ def matchup(
         err.print(f"  {s['contender']} vs itself: seat A scores {s['mean']:.4f} [{s['ci_low']:.4f}, "
                   f"{s['ci_high']:.4f}] {mark}", highlight=False, markup=False)
     if doc["fair_cost"]:
-        ft = Table(title=f"fair cost: parity with {doc['reference']} at its budget", title_justify="left")
-        for col in ("contender", "cost", "fair cost [95% CI]", "change", "how"):
-            ft.add_column(col)
+        rows = []
         for f in doc["fair_cost"]:
             fair = "" if f["fair_cost"] is None else (
                 f"{f['fair_cost']:.4g}" + ("" if f["fair_cost_ci_low"] is None else
                                            f" [{f['fair_cost_ci_low']:.4g}, {f['fair_cost_ci_high']:.4g}]"))
             change = "" if f["cost_change"] is None else f"{f['cost_change']:+.4g}"
-            ft.add_row(escape(f["contender"]), "" if f["cost"] is None else f"{f['cost']:g}", fair, change,
-                       escape(f["method"] + (f": {f['note']}" if f["note"] else "")))
-        err.print(ft)
+            rows.append([f["contender"], "" if f["cost"] is None else f"{f['cost']:g}", fair, change,
+                         f["method"] + (f": {f['note']}" if f["note"] else "")])
+        err.print(_names_table(f"fair cost: parity with {doc['reference']} at its budget",
+                               ["contender", "cost", "fair cost [95% CI]", "change", "how"], rows, name_col=0))
     for note in doc["notes"][:1] + [n for n in doc["notes"] if "PLACEHOLDER" in n or "not 1/2" in n
                                     or "exactly 1/2" in n]:
         err.print(f"  note: {note}", highlight=False, markup=False)

@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from analyzer.cli.common import err
+from analyzer.outputs.notes import labelled_notes
 
 
 def natural_key(text: str) -> list:
@@ -47,11 +48,16 @@ def _table_width(columns: list[list[str]]) -> int:
     return 1 + sum(max(len(c) for c in col) + 3 for col in columns)
 
 
+#: the most metrics shown one row each (one column per point): more would scroll off a screen
+MAX_METRIC_ROWS = 40
+
+
 def _summary_table(summary: dict, width: int) -> tuple[Table, str]:
     """The summary as a table no wider than ``width`` (so no cell wraps): one metric per
-    row for a single point; otherwise one row per point with as many metric columns as fit
-    (the primary first), or, when even one does not fit, one row per (point, metric).
-    Returns the table and what was left out ("" when nothing)."""
+    row for a single point; otherwise one row per point with a column per metric when they all
+    fit, else one row per metric with a column per point (headed by its swept values) when that
+    fits (at most :data:`MAX_METRIC_ROWS` metrics), else as many metric columns as fit (the
+    primary first), or, when even one does not fit, one row per (point, metric). Returns the table and what was left out ("" when nothing)."""
     points = summary["points"]
     mc = summary["mode"] == "monte_carlo"
     title = f"{summary['scenario']} ({summary['game']}/{summary['question']}, {summary['mode']})"
@@ -75,6 +81,17 @@ def _summary_table(summary: dict, width: int) -> tuple[Table, str]:
     for name in order:
         if _table_width(swept_cols + [metric_cols[n] for n in shown + [name]]) <= width:
             shown.append(name)
+    if len(shown) < len(names) <= MAX_METRIC_ROWS:
+        # a few points and many metrics: one row per metric, one column per point shows them all
+        heads = ["\n".join(str(pt["swept"][c]) for c in swept) for pt in points]
+        cols = [["\n".join(swept)] + [n + (" ±se" if mc else "") for n in names]] + \
+            [[head] + [_cell(pt["metrics"][n], mc) for n in names] for head, pt in zip(heads, points)]
+        if _table_width([[line for c in col for line in c.split("\n")] for col in cols]) <= width:
+            for i, col in enumerate(cols):
+                table.add_column(col[0], justify="left" if i == 0 else "right")
+            for r in range(1, len(names) + 1):
+                table.add_row(*[col[r] for col in cols])
+            return table, ""
     if shown:
         shown = [n for n in names if n in shown]        # the question's own metric order
         for col in swept:
@@ -108,8 +125,7 @@ def print_summary(summary: dict, run_dir: Optional[Path]) -> None:
     err.print(table)
     if left_out:
         err.print(f"  ({left_out})", highlight=False)
-    notes = sorted({n for pt in points for n in pt.get("notes", [])}, key=natural_key)
-    for note in notes:
+    for note in labelled_notes(points):      # each point's own notes labelled with its swept values
         err.print(f"  note: {note}", highlight=False, markup=False)
     print_provenance(summary["placeholders"], summary.get("example_values", []))
     if run_dir is not None:      # --out is the user's text: "[/]" in it raised MarkupError after the run

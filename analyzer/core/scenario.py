@@ -146,12 +146,20 @@ class Scenario:
 
 def validate_rules(file: str, question: registry.Question, rules: dict[str, Any],
                    where: str = "rules") -> dict[str, str]:
-    """All rule options of ``question`` with defaults filled in; unknown names or values raise."""
+    """All rule options of ``question`` with defaults filled in; unknown names or values raise.
+    A question's ``rule_options`` are the options it reads: an option of another question of the
+    game is refused too (it would change nothing here), saying which questions read it."""
     options = {o.name: o for o in question.rule_options}
     out = {name: o.default for name, o in options.items()}
     for name, value in rules.items():
         if name not in options:
             allowed = ", ".join(sorted(options)) or "none (this question has no rule options)"
+            readers = [q.name for q in registry.questions_of(question.game)
+                       if q.name != question.name and any(o.name == name for o in q.rule_options)]
+            if readers:
+                raise ScenarioError(file, f"{where}.{name}", f"{question.name} does not use this rule option "
+                                    f"(only {', '.join(readers)} read{'s' if len(readers) == 1 else ''} it): "
+                                    f"remove it; the rule options {question.name} uses: {allowed}")
             raise ScenarioError(file, f"{where}.{name}", f"unknown rule option{suggest(name, options)}; "
                                 f"allowed: {allowed}")
         opt = options[name]

@@ -166,6 +166,9 @@ def load_summary(run_dir: Path) -> dict:
         if "notes" in pt:
             for j, note in enumerate(_list(pt["notes"], f, f"{where}.notes")):
                 _scalar(note, f, f"{where}.notes[{j}]")
+    if "notes" in doc:           # the labelled notes (written since issue 28; absent before)
+        for j, note in enumerate(_list(doc["notes"], f, "notes")):
+            _scalar(note, f, f"notes[{j}]")
     _values(doc, "placeholders", f, required=True)
     _values(doc, "example_values", f, required=False)
     return doc

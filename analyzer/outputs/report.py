@@ -27,6 +27,7 @@ import yaml
 
 from analyzer.core import paths
 from analyzer.outputs import reader as runfolder
+from analyzer.outputs.notes import labelled_notes
 
 REPORT_FILE = "report.html"
 
@@ -200,7 +201,7 @@ def run_report_html(run_dir: Path) -> str:
     parts.append(_values_section("Placeholders used", summary["placeholders"], examples=False))
     parts.append(_values_section("Values derived from worked examples", summary.get("example_values", []),
                                  examples=True))
-    notes = sorted({n for pt in points for n in pt.get("notes", [])})
+    notes = labelled_notes(points)     # a note of one point says which (its swept values)
     if notes:
         parts.append("<h2>Notes</h2><ul>" + "".join(f"<li>{_e(n)}</li>" for n in notes) + "</ul>")
     parts.append("<h2>Provenance</h2>" + _table(["", ""], _provenance_rows(manifest)))

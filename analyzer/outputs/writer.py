@@ -33,6 +33,7 @@ from analyzer import __version__
 from analyzer.core import paths
 from analyzer.core.formats import FileFormat, stamped
 from analyzer.core.results import PointResult
+from analyzer.outputs.notes import labelled_notes
 from kernels.driver import CHUNK_TRIALS
 
 SUMMARY_STATS = ("mean", "se", "ci_low", "ci_high")
@@ -120,7 +121,7 @@ def summary_dict(scenario, results: list[PointResult], mode: str = "monte_carlo"
     return {"scenario": scenario.name, "game": scenario.spec.game, "question": scenario.spec.question,
             "mode": mode, "seed": scenario.spec.seed, "version": __version__,
             "execution": execution or {"backend": "local", "workers": 1},
-            "points": points, "placeholders": unique_placeholders(results),
+            "points": points, "notes": labelled_notes(points), "placeholders": unique_placeholders(results),
             "example_values": unique_placeholders(results, examples=True)}
 
 

@@ -54,3 +54,16 @@ def test_mc_and_reference_match_exact(rules):
     for name in ("p_hit", "hits", "casualties", "shocked"):
         xs = np.asarray(out[name], float)
         assert_mean_matches(xs.mean(), xs.std() / np.sqrt(len(xs)), ex[name].mean, what=name)
+
+
+def test_cover_fire_notes_name_each_reconstructed_cell_and_its_confidence():
+    """Issue 28 item 9: the note of a reconstructed cover-fire cell says which cell and its confidence
+    (it said 'confidence M' whatever the cells were); a confirmed (H) cell gets no note."""
+    _, _, prep = prepare("cover_fire", EXAMPLE)          # AR and LMG at 32 cm: both H (the example)
+    assert not any("reconstructed" in n for n in prep.notes)
+    params = {"shooters": [{"weapon": "smg", "range_cm": 20}, {"weapon": "assault_rifle", "range_cm": 40}],
+              "quality": "veteran", "enemy": {"quality": "militia"}}
+    _, _, prep = prepare("cover_fire", params)
+    low = [n for n in prep.notes if "reconstructed" in n]
+    assert low == ["reconstructed table cell cover fire smg at 20 cm (band <= 25 cm): confidence M "
+                   "(column-order parse only)"]

@@ -275,3 +275,80 @@ def test_building_rule_options_are_validated(tmp_path):
     with pytest.raises(ScenarioError, match=r"rules\.building_saves.*allowed: per_figure, pooled"):
         sc = scenario.load(f)
         runner.prepare_point(sc, sc.points[0])
+
+
+# ----------------------------------------------------------------------------- rule options a question uses
+
+def test_morale_refuses_the_firefight_s_morale_casualties(tmp_path):
+    """Issue 28 item 9: ``morale`` is given the casualties counted, so ``rules.morale_casualties`` (which
+    casualties count: the firefight's choice) changes nothing there; it was accepted and silently
+    ignored. It is refused, naming the file, the field, the question that reads it and the options
+    morale uses (none), in ``rules:`` and in a sweep alike."""
+    from analyzer.core import scenario
+    from analyzer.core.errors import ScenarioError
+    f = tmp_path / "m.yaml"
+    base = "game: breaking_news\nquestion: morale\nparams: {morale_dice: 3, casualties: 2}\n"
+    f.write_text(base + "rules: {morale_casualties: cumulative}\n")
+    with pytest.raises(ScenarioError) as e:
+        scenario.load(f)
+    text = str(e.value)
+    assert str(f) in text and "rules.morale_casualties" in text
+    assert "morale does not use this rule option" in text and "firefight" in text
+    assert "the rule options morale uses: none" in text
+    f.write_text(base + "sweep: {rules.morale_casualties: [this_turn, cumulative]}\n")
+    with pytest.raises(ScenarioError, match=r"sweep\.rules\.morale_casualties: morale does not use"):
+        scenario.load(f)
+    # an option of the same name family that no question has stays an unknown option
+    f.write_text(base + "rules: {morale_casualty: cumulative}\n")
+    with pytest.raises(ScenarioError, match=r"rules\.morale_casualty: unknown rule option"):
+        scenario.load(f)
+
+
+def test_every_question_lists_exactly_the_rule_options_it_reads():
+    """Each Breaking News question's ``rule_options`` are the options its ``prepare`` reads: over every
+    point of the shipped scenarios, plus a few points reaching the options read only in corners (a
+    needed score under 2, a heavy anti-tank weapon, a support weapon after a cautious move), the options
+    read are exactly the options listed."""
+    from collections import defaultdict
+
+    from analyzer.core import questions, scenario
+    from tests.breaking_news.helpers import SCEN, context
+
+    class Recording(dict):
+        def __init__(self, rules, log):
+            super().__init__(rules)
+            self.log = log
+
+        def __getitem__(self, key):
+            self.log.add(key)
+            return super().__getitem__(key)
+
+        def get(self, key, *default):
+            self.log.add(key)
+            return super().get(key, *default)
+
+    read = defaultdict(set)
+
+    def run(q, params, ctx):
+        ctx.rules = Recording(ctx.rules, read[q.name])
+        q.prepare(params, ctx)
+
+    for path in sorted(SCEN.glob("*.yaml")):
+        sc = scenario.load(path)
+        for pt in sc.points:
+            run(sc.question, pt.params, sc.context(pt))
+    corners = {
+        "shot": [{"weapon": "sniper_rifle", "range_cm": 25, "shooter": {"quality": "special_forces"},
+                  "target": {"quality": "veteran"}}],
+        "points_efficiency": [{"unit": {"quality": "veteran", "weapons": ["milan"]}}],
+        "firefight": [{"side_a": {"quality": "veteran", "figures": [{"n": 1, "leadership": 1, "leader": True},
+                                                                    {"n": 1, "weapons": ["mmg"]}]},
+                       "side_b": {"quality": "militia", "figures": [{"n": 3}]},
+                       "range": {"start_cm": 40, "closing_cm": 5, "min_cm": 20, "advancing": "side_a"}}],
+    }
+    for name, cases in corners.items():
+        q = questions.get("breaking_news", name)
+        for params in cases:
+            run(q, q.Params.model_validate(params), context(q))
+    for q in questions.questions_of("breaking_news"):
+        assert read[q.name] == {o.name for o in q.rule_options}, q.name

@@ -192,10 +192,76 @@ def test_points_efficiency_figures_say_what_they_measure(tmp_path):
     assert [ax.get_xlabel().split(":")[0] for ax in combined.axes] == ["offence", "defence", "both"]
 
 
+def test_heatmap_hatching_and_legend_give_each_cell_s_confidence(tmp_path):
+    """Issue 28 item 9: the heatmap hatches a cell by the confidence of its table cell (M ///, L xxx),
+    the legend and the footer say which is which and how many, and an empty reconstructed cell (the
+    AR beyond 100 cm, L) is marked too, not drawn as a plain 'cannot fire'."""
+    doc = yaml.safe_load((SCEN / "shot_weapon_range_heatmap.yaml").read_text())
+    doc["sweep"] = {"weapon": ["assault_rifle", "smg", "lmg"], "range_cm": [40, 125]}
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(doc))
+    meta, points = _meta_points(tmp_path / "s.yaml", tmp_path)
+    (name, fig), = plots.shot_figures(meta, points)
+    ax = fig.axes[0]
+    hatches = {(round(p.get_x() + 0.5), round(p.get_y() + 0.5)): p.get_hatch() for p in ax.patches}
+    # rows: assault_rifle, smg, lmg; columns: 40, 125 cm (the smg has no cell at 125, confidence "-")
+    assert hatches == {(0, 1): "///", (1, 0): "xxx"}     # smg at 40 (M); the AR's empty cell at 125 (L)
+    cells = {(round(t.get_position()[0]), round(t.get_position()[1])): t.get_text() for t in ax.texts}
+    assert cells[(1, 0)] == "–*" and cells[(1, 1)] == "–" and cells[(0, 1)].endswith("*")
+    legend = [t.get_text() for lg in fig.legends for t in lg.get_texts()]
+    assert legend == ["confidence M: column-order parse only", "confidence L: guess"]
+    footer = [t.get_text() for t in fig.texts if "RECONSTRUCTED" in t.get_text()]
+    assert footer and "1 at confidence M" in footer[0] and "1 at confidence L" in footer[0]
+
+
 def test_heatmap_figure_marks_placeholders_and_reconstructed_cells(tmp_path):
     meta, points = _meta_points(SCEN / "shot_weapon_range_heatmap.yaml", tmp_path)
     (name, fig), = plots.shot_figures(meta, points)
     texts = [t.get_text() for t in fig.texts] + [a.get_text() for ax in fig.axes for a in ax.texts]
     assert any("RECONSTRUCTED" in t for t in texts)
-    assert any("PLACEHOLDER" in t for t in texts)
+    # every target is in the open: no placeholder can change a cell (grenade_launcher.cover_applies
+    # matters only against cover), so the footer lists none
+    assert not meta["placeholders"] and not any("PLACEHOLDER" in t for t in texts)
     assert any(t.endswith("*") for t in texts)           # starred low-confidence cells
+    # the same heatmap against targets in cover: the placeholder now can change a cell and is marked
+    doc = yaml.safe_load((SCEN / "shot_weapon_range_heatmap.yaml").read_text())
+    doc["params"]["target"]["cover"] = True
+    doc["sweep"] = {"weapon": ["assault_rifle", "grenade_launcher"], "range_cm": [20, 40]}
+    covered = tmp_path / "covered"
+    covered.mkdir()
+    (covered / "s.yaml").write_text(yaml.safe_dump(doc))
+    meta, points = _meta_points(covered / "s.yaml", covered)
+    (name, fig), = plots.shot_figures(meta, points)
+    assert [ph["path"] for ph in meta["placeholders"]] == ["weapons.grenade_launcher.cover_applies"]
+    texts = [t.get_text() for t in fig.texts] + [a.get_text() for ax in fig.axes for a in ax.texts]
+    assert any("PLACEHOLDER" in t for t in texts)
+
+
+def test_firefight_figure_shows_casualties_beside_the_winner():
+    """Issue 28 item 9: the DP winner can be decided by who fires first (§14), so the outcome bars
+    have the casualties of each side beside them: a second panel, casualties_a and casualties_b means
+    with their 95% CIs, per swept point."""
+    import pandas as pd
+    names = ["p_win_a", "p_win_b", "p_draw", "casualties_a", "casualties_b"]
+    rows = []
+    for r, (wa, ca, cb) in zip((20, 40), ((0.36, 6.1, 8.3), (0.46, 5.2, 7.8))):
+        row = {"point": len(rows), "range.start_cm": r}
+        for n, v in zip(names, (wa, 1 - wa - 0.04, 0.04, ca, cb)):
+            row.update({f"{n}_mean": v, f"{n}_se": 0.01, f"{n}_ci_low": v - 0.1, f"{n}_ci_high": v + 0.2})
+        rows.append(row)
+    meta = {"game": "breaking_news", "question": "firefight", "seed": 1, "mode": "monte_carlo",
+            "swept": ["range.start_cm"], "metrics": [{"name": n, "unaffected_by": []} for n in names],
+            "placeholders": [], "example_values": [],
+            "params": {"side_a": {"list": "patrol_marines"}, "side_b": {"list": "patrol_taliban"}}}
+    (stem, fig), = plots.firefight_figures(meta, pd.DataFrame(rows))
+    outcome, casualties = fig.axes
+    assert "wins" in outcome.get_title().lower() and "casualties" in casualties.get_title().lower()
+    assert casualties.get_xlabel() == "figures lost (mean, 95% CI)"
+    bars = sorted((round(p.get_y() + p.get_height() / 2, 2), round(p.get_width(), 2)) for p in casualties.patches)
+    assert bars == [(-0.19, 6.1), (0.19, 8.3), (0.81, 5.2), (1.19, 7.8)]   # A below B at each point
+    whiskers = [c for c in casualties.containers if hasattr(c, "has_xerr") and c.has_xerr]
+    assert len(whiskers) == 2                                             # one CI set per side
+    segs = [seg for w in whiskers for seg in w.lines[2][0].get_segments()]
+    assert sorted((round(float(a[0]), 2), round(float(b[0]), 2)) for a, b in segs) == \
+        [(5.1, 5.4), (6.0, 6.3), (7.7, 8.0), (8.2, 8.5)]                 # [mean - 0.1, mean + 0.2]
+    assert [t.get_text() for t in casualties.get_legend().get_texts()] == ["patrol_marines lost",
+                                                                            "patrol_taliban lost"]

@@ -160,8 +160,10 @@ def test_shot_mc_matches_exact(params, rules):
 
 
 def test_placeholders_are_listed_and_strict_refuses(tmp_path):
+    """A placeholder is listed only where it can change the metric: the grenade launcher's
+    ``cover_applies`` placeholder at a target in cover (see the test below for the open)."""
     _, _, prep = prepare("shot", {"weapon": "grenade_launcher", "range_cm": 30, "shooter": {"quality": "veteran"},
-                                  "target": {"quality": "militia"}})
+                                  "target": {"quality": "militia", "cover": True}})
     assert any(ph.path == "weapons.grenade_launcher.cover_applies" for ph in prep.placeholders)
     assert any("confidence M" in n for n in prep.notes)
     _, _, prep = prepare("shot", {"weapon": "assault_rifle", "mode": "burst", "range_cm": 40,
@@ -169,10 +171,46 @@ def test_placeholders_are_listed_and_strict_refuses(tmp_path):
     assert not prep.placeholders
     f = tmp_path / "s.yaml"
     f.write_text("game: breaking_news\nquestion: shot\nstrict: true\nparams: {weapon: grenade_launcher, "
-                 "range_cm: 30, shooter: {quality: veteran}, target: {quality: militia}}\n")
+                 "range_cm: 30, shooter: {quality: veteran}, target: {quality: militia, cover: true}}\n")
     with pytest.raises(ScenarioError, match="placeholder"):
         sc = scenario.load(f)
         runner.prepare_point(sc, sc.points[0])
+
+
+def test_grenade_launcher_cover_placeholder_only_for_a_target_in_cover():
+    """Issue 28 item 9: ``weapons.grenade_launcher.cover_applies`` (a PLACEHOLDER: the cover exemption
+    names 'granadas, RPG', the table groups the grenade launcher with them) can change the shot only
+    when the target is in cover; in the open it is not listed, and a strict scenario runs."""
+    path = "weapons.grenade_launcher.cover_applies"
+    shot = {"weapon": "grenade_launcher", "range_cm": 30, "shooter": {"quality": "veteran"}}
+    _, _, covered = prepare("shot", {**shot, "target": {"quality": "militia", "cover": True}})
+    assert [ph.path for ph in covered.placeholders] == [path]
+    _, _, open_ = prepare("shot", {**shot, "target": {"quality": "militia"}})
+    assert path not in [ph.path for ph in open_.placeholders] and not open_.placeholders
+    # dodge_applies is a shipped value (no placeholder), used only when the target dodges
+    _, _, dodging = prepare("shot", {**shot, "target": {"quality": "militia", "dodge": True}})
+    assert path not in [ph.path for ph in dodging.placeholders]
+
+
+def test_table_cell_notes_carry_the_cell_confidence():
+    """Issue 28 item 9: a shot's notes give the confidence of the shooting-table cell it rests on, an
+    empty reconstructed cell too (the AR has no cell beyond 100 cm: confidence L, a guess)."""
+    _, _, prep = prepare("shot", {"weapon": "assault_rifle", "mode": "aimed", "range_cm": 40,
+                                  "shooter": {"quality": "veteran"}, "target": {"quality": "veteran"}})
+    assert any(n.startswith("table 4 (assault_rifle aimed, cell confidence H)") for n in prep.notes)
+    _, _, prep = prepare("shot", {"weapon": "smg", "range_cm": 40, "shooter": {"quality": "veteran"},
+                                  "target": {"quality": "veteran"}})
+    assert any(n.startswith("table 6 (smg burst, cell confidence M)") for n in prep.notes)
+    _, _, prep = prepare("shot", {"weapon": "assault_rifle", "mode": "aimed", "range_cm": 125,
+                                  "shooter": {"quality": "veteran"}, "target": {"quality": "veteran"}})
+    assert prep.args[1] == 0                                       # no dice: the cell is empty
+    assert "no table cell at 125 cm (confidence L)" in prep.notes
+    assert "reconstructed table cell assault_rifle aimed at 125 cm (band <= 150 cm), empty (no shot): " \
+           "confidence L (guess)" in prep.notes
+    t = th("assault_rifle", "aimed", 125, "veteran")
+    assert (t.base, t.dice, t.confidence) == (None, 0, "L")
+    t = th("pistol", "aimed", 40, "veteran")                       # an empty cell nobody doubts: no note
+    assert t.confidence == "-" and not t.notes
 
 
 def test_validation_names_field_and_allowed_values(tmp_path):

@@ -17,7 +17,7 @@ from typing import List, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from analyzer.games.breaking_news.data import QUALITIES, BNData, param_error
+from analyzer.games.breaking_news.data import QUALITIES, BNData, low_confidence_note, param_error
 from analyzer.games.breaking_news.lists import cover_fire_value
 from analyzer.games.breaking_news.rules import COVER_FIRE_HITS, SAVE_BONUS
 from analyzer.games.breaking_news.shooting import exact_binary, exact_constant, p_save, save_face
@@ -92,9 +92,13 @@ class CoverFire(Question):
         face = save_face(bn, p.enemy.quality, ctx.rules, leader=p.enemy.leader, cover=p.enemy.cover)
         notes = [f"cover-fire value {raw}" + (f", capped at {value}" if raw > value else "") +
                  f"; the enemy must roll more on {test_dice}D6 or take {hits} hit(s), saving on {face}+"]
-        conf = {bn.get("cover_fire")[s.weapon]["confidence"][0 if s.range_cm <= 25 else 1] for s in p.shooters}
-        if conf & {"M", "L"}:
-            notes.append("reconstructed cover-fire table cell(s) used: confidence M (column-order parse only)")
+        bands = bn.get("cover_fire_bands_cm")
+        for w, r in dict.fromkeys((s.weapon, s.range_cm) for s in p.shooters):   # each cell used, its confidence
+            band = 0 if r <= bands[0] else 1
+            note = low_confidence_note(f"cover fire {w} at {r:g} cm (band <= {bands[band]} cm)",
+                                       bn.get("cover_fire")[w]["confidence"][band])
+            if note:
+                notes.append(note)
 
         def exact_answer():
             return exact_cover_fire(value, test_dice, hits, p_save(face))

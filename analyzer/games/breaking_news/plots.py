@@ -1,8 +1,9 @@
 """Question-specific figures of Breaking News (``Question.plots``), drawn from a run's tables.
 
 - shot: "which weapon kills at which range?": one heatmap of expected casualties per target
-  quality, weapon down and range across; cells resting on a reconstructed (confidence M or L)
-  shooting-table cell are hatched and starred, and the footer says so;
+  quality, weapon down and range across; cells resting on a reconstructed shooting-table cell
+  (an empty one too) are starred and hatched by its confidence (M ///, L xxx), the legend and
+  the footer say which and how many;
 - morale: pass probability by morale dice x casualties, one panel per leader loss x 50% losses;
 - melee: P(attacker wins) by attacker x defender quality;
 - firefight: outcome bars (A wins / draw / B wins) with 95% CIs per swept point, and casualties;
@@ -20,6 +21,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from analyzer.core.gamedata import load_data_cached
+from analyzer.games.breaking_news.data import CONFIDENCE_WORDS
 from analyzer.outputs.plots import footer
 from analyzer.core.questions import SCENARIO_ROOT
 
@@ -45,16 +47,22 @@ def _note(fig, text, y=0.0):
     fig.text(0.01, y, text, fontsize=7, color="firebrick", ha="left", va="bottom")
 
 
-def _cell_confidence(weapon: str, mode: str | None, range_cm: float) -> str:
+#: hatching of a heatmap cell by the confidence of the shooting-table cell it rests on
+CONFIDENCE_HATCH = {"M": "///", "L": "xxx"}
+
+
+def _cell_confidence(weapon: str, mode: str | None, range_cm: float) -> tuple[str, bool]:
+    """(confidence, empty) of the shooting-table cell of ``weapon``/``mode`` at ``range_cm``:
+    H, M, L or "-" (no cell), and whether the table leaves it empty (no shot)."""
     data, _ = load_data_cached(WEAPONS_FILE, "")
     w = data["weapons"].get(weapon)
     if w is None:
-        return "-"
+        return "-", True
     m = w["modes"][mode] if mode in w["modes"] else next(iter(w["modes"].values()))
     for i, edge in enumerate(data["range_bands_cm"]):
         if range_cm <= edge:
-            return m["confidence"][i]
-    return "-"
+            return m["confidence"][i], m["needed"][i] is None
+    return "-", True
 
 
 def shot_figures(meta, points) -> list:
@@ -69,7 +77,7 @@ def shot_figures(meta, points) -> list:
     mode = _value(meta, points, "mode")
     fig, axes = plt.subplots(1, len(panels), figsize=(1.2 + 0.55 * len(ranges) * len(panels) + 1.5,
                                                        1.8 + 0.38 * len(weapons)), squeeze=False)
-    low = 0
+    low = {c: 0 for c in CONFIDENCE_HATCH}
     for ax, panel in zip(axes[0], panels):
         sub = points if panel is None else points[points[panel_key] == panel]
         grid = np.full((len(weapons), len(ranges)), np.nan)
@@ -80,15 +88,19 @@ def shot_figures(meta, points) -> list:
                     grid[i, j] = row["casualties_mean"].iloc[0]
         im = ax.imshow(grid, aspect="auto", cmap="magma", vmin=0, vmax=max(0.05, np.nanmax(points["casualties_mean"])))
         for (i, j), v in np.ndenumerate(grid):
-            conf = _cell_confidence(weapons[i], mode, ranges[j])
-            if not np.isfinite(v) or v == 0:
-                ax.text(j, i, "–", ha="center", va="center", fontsize=7, color="gray")
+            conf, empty = _cell_confidence(weapons[i], mode, ranges[j])
+            fired = np.isfinite(v) and v > 0
+            # a cell rests on a reconstructed table cell when it fires from it, or when "cannot fire" is
+            # the table's reconstructed empty cell (not a maximum range or another rule)
+            shaky = conf in CONFIDENCE_HATCH and (fired or (empty and np.isfinite(v)))
+            star = "*" if shaky else ""
+            if shaky:
+                low[conf] += 1
+                ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch=CONFIDENCE_HATCH[conf],
+                                           edgecolor="deepskyblue", lw=0))
+            if not fired:
+                ax.text(j, i, "–" + star, ha="center", va="center", fontsize=7, color="gray")
                 continue
-            star = "*" if conf in ("M", "L") else ""
-            if star:
-                low += 1
-                ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///", edgecolor="deepskyblue",
-                                           lw=0))
             ax.text(j, i, f"{v:.2f}{star}", ha="center", va="center", fontsize=7,
                     color="white" if v < 0.5 * np.nanmax(grid) else "black")
         ax.set_xticks(range(len(ranges)), [f"{r:g}" for r in ranges])
@@ -102,9 +114,16 @@ def shot_figures(meta, points) -> list:
     fig.suptitle(f"Which weapon kills at which range? ({shooter} shooter, one target figure)\n"
                  f"cell = P(the target is removed) after hits and saves; – = cannot fire", fontsize=10)
     footer(fig, meta, ["casualties"])
-    if low:
-        _note(fig, f"* hatched: {low} cell(s) use a RECONSTRUCTED shooting-table value (confidence M/L, "
-                   f"see data/weapons.yaml)")
+    if any(low.values()):
+        from matplotlib.patches import Patch
+        shown = [c for c in CONFIDENCE_HATCH if low[c]]
+        fig.legend(handles=[Patch(facecolor="white", edgecolor="deepskyblue", hatch=CONFIDENCE_HATCH[c] * 2,
+                                  label=f"confidence {c}: {CONFIDENCE_WORDS[c]}") for c in shown],
+                   title="reconstructed table cell", title_fontsize=7, fontsize=7, loc="lower right",
+                   bbox_to_anchor=(0.99, 0.0), frameon=False)
+        _note(fig, "* hatched: cell(s) using a RECONSTRUCTED shooting-table value (data/weapons.yaml): "
+                   + ", ".join(f"{low[c]} at confidence {c} ({CONFIDENCE_WORDS[c]}, {CONFIDENCE_HATCH[c]})"
+                               for c in shown))
     return [("casualties_by_weapon_and_range", fig)]
 
 
@@ -222,7 +241,9 @@ def firefight_figures(meta, points) -> list:
     ax2.set_yticks(y, labels)
     ax2.set_xlabel("figures lost (mean, 95% CI)")
     ax2.legend(fontsize=7)
-    ax2.set_title("Casualties per side", fontsize=10)
+    # the winner is the side with fewer defeat points, which also count who fired first (§14): the
+    # figures each side lost, beside it, show what the fire did
+    ax2.set_title("Casualties per side (the DP winner can differ)", fontsize=10)
     footer(fig, meta, ["p_win_a", "p_win_b", "casualties_a", "casualties_b"])
     shaky = _reconstructed_kit_weapons(meta)
     if shaky:

@@ -89,8 +89,12 @@ def to_hit(bn: BNData, weapon: str, mode: str | None, range_cm: float, shooter_q
     band = range_band(range_cm, bands)
     base = None if band is None else m["needed"][band]
     conf = "-" if band is None else m["confidence"][band]
-    if base is None:
-        return ToHit(weapon, mode, None, reason=f"no table cell at {range_cm:g} cm")
+    if base is None:   # an empty cell is a reading of the table too: it carries its confidence
+        where = f"{weapon} {mode} at {range_cm:g} cm" + ("" if band is None else f" (band <= {bands[band]} cm)")
+        note = low_confidence_note(f"{where}, empty (no shot)", conf)
+        return ToHit(weapon, mode, None, confidence=conf,
+                     reason=f"no table cell at {range_cm:g} cm" + ("" if conf == "-" else f" (confidence {conf})"),
+                     notes=(note,) if note else ())
     if w.get("max_cm") is not None and range_cm > w["max_cm"]:
         return ToHit(weapon, mode, base, confidence=conf, reason=f"maximum range {w['max_cm']} cm")
     if w.get("min_cm") is not None and range_cm < w["min_cm"]:

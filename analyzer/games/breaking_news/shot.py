@@ -128,7 +128,8 @@ class Shot(Question):
         notes = list(th.notes)
         mods = ", ".join(f"{name} {v:+d}" for name, v in th.modifiers)
         if th.base is not None:
-            notes.append(f"table {th.base} ({th.weapon} {th.mode}){'; ' + mods if mods else ''} -> "
+            notes.append(f"table {th.base} ({th.weapon} {th.mode}, cell confidence {th.confidence})"
+                         f"{'; ' + mods if mods else ''} -> "
                          f"{'needs ' + str(th.needed) if th.dice else 'no shot'}, {dice} dice")
         if th.reason:
             notes.append(th.reason)
