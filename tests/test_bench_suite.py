@@ -10,11 +10,13 @@ import sys
 import numpy as np
 import pytest
 
-from analyzer.bench import kernels as bench_kernels
+from analyzer.bench import harness
 from analyzer.bench import suite as bench_suite
 from analyzer.core import scenario as scenario_mod
 from analyzer.bench.harness import BENCHMARKS, bench_of_question, load_benchmarks
+from analyzer.bench.kernels import point_index
 from analyzer.core.questions import _REGISTRY, SCENARIO_ROOT, load_games
+from analyzer.games.dice import bench as dice_bench
 from analyzer.run.runner import prepare_point
 
 KEYS = {"name", "what", "rate", "unit", "reference", "reference_rate", "ratio", "ratio_target", "better", "met",
@@ -60,6 +62,26 @@ def test_every_monte_carlo_question_has_a_benchmark_that_declares_what_it_needs(
             assert callable(getattr(importlib.import_module(module), "simulate", None)), (name, module)
 
 
+def test_the_whole_process_rows_run_what_a_game_declares_or_are_skipped(tmp_path, monkeypatch, capsys):
+    """The CLI, memory and stop-latency rows run the scenarios one game's bench module declares
+    (valid scenarios; a second, different declaration is refused); with none declared the suite
+    says so in a line and skips those rows."""
+    load_benchmarks()
+    process = harness.PROCESS_SCENARIOS
+    assert process is not None and process.stop.is_file() and process.memory_describe
+    for name, doc in (("cli", process.cli), ("memory", process.memory)):
+        assert len(scenario_mod.load(bench_suite.write_scenario(tmp_path, name, doc)).points) == 1, name
+    declared = dict(cli=process.cli, memory=process.memory, stop=process.stop, memory_describe=process.memory_describe)
+    harness.declare_process_scenarios(**declared)                    # the same again: accepted
+    with pytest.raises(ValueError, match="already declared by game"):
+        harness.declare_process_scenarios(**{**declared, "cli": {**process.cli, "trials": 1}})
+    assert harness.PROCESS_SCENARIOS == process
+    monkeypatch.setattr(harness, "PROCESS_SCENARIOS", None)
+    assert bench_suite.run_suite(["memory", "cli"], work=tmp_path) == []
+    assert "--- memory, cli: skipped (no game's bench module declares the whole-process scenarios" in \
+        capsys.readouterr().out
+
+
 @pytest.mark.slow
 def test_quick_suite_reports_every_kernel_with_ratio_and_target(tmp_path):
     load_benchmarks()
@@ -92,9 +114,9 @@ def test_numpy_references_of_the_dice_rows_match_the_exact_answer():
     metrics as the questions: their means agree with the exact distribution within 5 standard
     errors (fixed seed)."""
     n = 200_000
-    for name, (question, rel, at, numpy_fn, _) in bench_kernels.DICE_BENCHES.items():
+    for name, (question, rel, at, numpy_fn, _) in dice_bench.DICE_BENCHES.items():
         sc = scenario_mod.load(SCENARIO_ROOT / rel)
-        point = sc.points[bench_kernels.point_index(sc, at)]
+        point = sc.points[point_index(sc, at)]
         prep = prepare_point(sc, point)
         hist, sums = numpy_fn(np.random.default_rng(5), n, n_bins=prep.n_bins, **point.params.model_dump())
         assert hist.sum(axis=1).tolist() == [n] * len(prep.metrics), name

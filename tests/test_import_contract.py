@@ -4,7 +4,9 @@ function-level imports alike, so a deferred import cannot hide a cycle or an upw
 - ``analyzer/`` is a stack of layer packages; a module imports only from its own layer or a lower one;
 - games are plugins: they may import every layer up to ``bench``, and nothing in the stack imports a
   game module (the registry finds games through the ``analyzer.games`` package and loads them by
-  name, :func:`analyzer.core.questions.load_games`);
+  name, :func:`analyzer.core.questions.load_games`) or names a game at all: no ``games.<game>``
+  module path, no ``"<game>"`` key, no ``"<game>/..."`` scenario path, no ``game: <game>``
+  document (a game's benchmark rows and scenarios are declared in its own ``bench.py``);
 - a game's ``reference*`` modules (the independent pure-Python oracles) import nothing from
   ``analyzer`` or ``kernels`` but each other; ``kernels`` imports nothing from ``analyzer``;
 - the whole module graph has no cycle.
@@ -14,6 +16,7 @@ The checker itself is tested on a planted package: it must see a cycle and an up
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 from pathlib import Path
 
@@ -102,6 +105,43 @@ def violations(graph: dict[str, set[str]]) -> list[str]:
     return out
 
 
+def game_names(root: Path) -> set[str]:
+    """Every game, read off the source: each package under ``analyzer/games`` and each game key
+    a question class declares there (``game = "..."``)."""
+    games = root / "analyzer" / "games"
+    names = {p.name for p in games.iterdir() if (p / "__init__.py").is_file()}
+    for path in games.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ClassDef):
+                for stmt in node.body:
+                    if (isinstance(stmt, ast.Assign) and [getattr(t, "id", None) for t in stmt.targets] == ["game"]
+                            and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)):
+                        names.add(stmt.value.value)
+    return names
+
+
+def game_mentions(root: Path, games: set[str]) -> list[str]:
+    """Each line of a stack module (every layer but the generated-docs tool, which lists the
+    gallery's scenarios) that names one of ``games``: a module path ``games.<game>``, the key
+    ``"<game>"``, a scenario path ``"<game>/..."`` (not a rate ``"<game>/s"``: "dice/s") or a
+    document's ``game: <game>``."""
+    out = []
+    for game in sorted(games):
+        g = re.escape(game)
+        pattern = re.compile(rf"games\.{g}\b|[\"']{g}([\"']|/(?!s\b))|\bgame[\"']?\s*[:=]\s*[\"']?{g}\b")
+        for layer in LAYERS:
+            if layer == "docgen":
+                continue
+            folder = root / "analyzer" / layer
+            for path in sorted(folder.rglob("*.py")) if folder.is_dir() else [folder.with_suffix(".py")]:
+                if not path.is_file():
+                    continue
+                for n, line in enumerate(path.read_text().splitlines(), 1):
+                    if pattern.search(line):
+                        out.append(f"{path.relative_to(root)}:{n}: names the game {game!r}: {line.strip()}")
+    return out
+
+
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """Strongly connected components with more than one module (Tarjan, iterative)."""
     index: dict[str, int] = {}
@@ -155,6 +195,14 @@ def test_every_import_follows_the_layers():
     assert violations(import_graph(ROOT)) == []
 
 
+def test_no_stack_module_names_a_game():
+    """A game's benchmark rows, scenarios and names live in the game (``analyzer/games/<game>/``),
+    the generic ``dice`` game's too; the stack reads them from what the games declare."""
+    games = game_names(ROOT)
+    assert {"dice", "b17", "dystopian_wars"} <= games, games
+    assert game_mentions(ROOT, games) == []
+
+
 def test_the_stack_is_what_the_tree_shows():
     """Every module of analyzer/ is in a layer package, a game, or one of the two top-level files."""
     top = {p.name for p in (ROOT / "analyzer").iterdir() if not p.name.startswith((".", "__pycache__"))}
@@ -198,3 +246,27 @@ def test_the_checker_sees_a_planted_cycle_and_upward_imports(tmp_path):
     assert any(v.startswith("analyzer.games.toy.reference -> kernels.rng") for v in found)
     assert any(v.startswith("kernels.rng -> analyzer.core.a") for v in found)
     assert len(found) == 5, found
+
+
+def test_the_game_name_check_sees_a_planted_mention(tmp_path):
+    """The game ``toy`` (key ``toy_game``) named in a bench module, five ways; a rate in its
+    units, prose and the gallery's scenario list are not mentions."""
+    _plant(tmp_path, {
+        "analyzer/games/toy/__init__.py": "class Q:\n    game = 'toy_game'\n",
+        "analyzer/bench/rows.py": """\
+            from analyzer.games.toy import bench
+            SCEN = SCENARIO_ROOT / "toy" / "a.yaml"
+            DOC = {"game": "toy_game", "question": "q"}
+            REL = 'toy/a.yaml'
+            TEXT = "game: toy_game"
+            RATE = "toy/s"
+            PROSE = "toy dice/s; toys, toy_games"
+            """,
+        "analyzer/api.py": "from analyzer.games import toy\n",   # an import: test_every_import_follows_the_layers
+        "analyzer/docgen.py": "GALLERY = ['toy/a.yaml']\n",        # the gallery lists scenarios
+    })
+    assert game_names(tmp_path) == {"toy", "toy_game"}
+    found = game_mentions(tmp_path, game_names(tmp_path))
+    assert [line.split(": names the game ")[0] for line in found] == [
+        "analyzer/bench/rows.py:1", "analyzer/bench/rows.py:2", "analyzer/bench/rows.py:4",
+        "analyzer/bench/rows.py:3", "analyzer/bench/rows.py:5"], found

@@ -260,17 +260,18 @@ def test_bench_trials_are_capped_before_running(monkeypatch):
 def test_bench_dice_runs_its_kernels_in_batch_sized_calls(monkeypatch):
     """Used to: one raw-draws and one pool-kernel call over every chunk (per-chunk outputs grow
     with the trials). Now at most BATCH_CHUNKS chunks per call, as the runner does."""
+    from analyzer.games.dice import bench as dice_bench
     from analyzer.run.runner import BATCH_CHUNKS, CHUNK_TRIALS
     spans = []
     for name in ("raw_draws", "pool_kernel"):
-        real = getattr(bench.k, name)
+        real = getattr(dice_bench.k, name)
 
         def wrapped(*args, _real=real):
             spans.append(args[3] - args[2])
             return _real(*args)
-        monkeypatch.setattr(bench.k, name, wrapped)
-    monkeypatch.setattr(bench, "interleaved_best", lambda fns, rounds=5: [fn() or 1.0 for fn in fns])  # one round
-    out = bench.bench_dice(10, BATCH_CHUNKS * CHUNK_TRIALS + 1)
+        monkeypatch.setattr(dice_bench.k, name, wrapped)
+    monkeypatch.setattr(dice_bench, "interleaved_best", lambda fns, rounds=5: [fn() or 1.0 for fn in fns])  # one round
+    out = dice_bench.bench_dice(10, BATCH_CHUNKS * CHUNK_TRIALS + 1)
     timed = spans[2:]                                     # after the two warm-up calls
     assert timed and max(timed) <= BATCH_CHUNKS and BATCH_CHUNKS + 1 not in timed, spans
     assert out["pool_dice_per_s"] > 0
@@ -280,7 +281,8 @@ def test_stop_latency_is_a_bench_row(tmp_path):
     """Used to: three tests asserted a stop "within 2 s" and failed on a loaded machine
     (2.08-2.91 s). The latency is now measured by the bench row ``stop-latency`` (target
     <= 2 s, printed with the others, not asserted)."""
-    row = bench_suite.stop_latency_row(tmp_path, rounds=1)
+    bench.load_benchmarks()
+    row = bench_suite.stop_latency_row(tmp_path, bench.PROCESS_SCENARIOS.stop, rounds=1)
     assert row["name"] == "stop-latency" and row["better"] == "lower" and row["ratio_target"] == 2.0
     assert 0 < row["rate"] < 60 and row["unit"] == "s"
 

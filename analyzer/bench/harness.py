@@ -6,7 +6,9 @@ Each kernel is called once on a small input first so compilation is not timed.
 This module is the machinery: the registry (:class:`Benchmark`, :func:`register_benchmark`),
 timing in interleaved rounds, a kernel against its game's pure-Python reference
 (:func:`kernel_vs_reference`) and the result rows (:func:`row`). Each game declares its own
-benchmarks in ``analyzer/games/<game>/bench.py``, loaded by :func:`load_benchmarks`.
+benchmarks in ``analyzer/games/<game>/bench.py``, loaded by :func:`load_benchmarks`; one game's
+also declares the scenarios of the suite's whole-process rows (:func:`declare_process_scenarios`).
+No game is named here.
 """
 from __future__ import annotations
 
@@ -19,12 +21,6 @@ from pathlib import Path
 from typing import Callable
 
 import numba
-import numpy as np
-
-from analyzer.run import dice
-from analyzer.run.batches import batch_ranges
-from analyzer.run.runner import CHUNK_TRIALS
-from kernels import dice as k
 
 
 #: Trials of the kernel side in ``--quick`` mode unless a benchmark declares its own.
@@ -70,12 +66,11 @@ MAX_BENCH_TRIALS = 10**9
 
 def load_benchmarks() -> None:
     """Import the ``bench`` module of every game package (not imported with the games:
-    benchmarks load the runner and the slow references), and the dice primitives' rows."""
+    benchmarks load the runner and the slow references)."""
     import analyzer.games as games
     for info in pkgutil.iter_modules(games.__path__):
         if info.ispkg and importlib.util.find_spec(f"analyzer.games.{info.name}.bench") is not None:
             importlib.import_module(f"analyzer.games.{info.name}.bench")
-    importlib.import_module("analyzer.bench.kernels")
 
 
 def register_benchmark(name: str, **declared):
@@ -92,6 +87,38 @@ def bench_of_question() -> dict[tuple[str, str], str]:
     return {question: b.name for b in BENCHMARKS.values() for question in b.questions}
 
 
+@dataclass(frozen=True)
+class ProcessScenarios:
+    """The scenarios the whole-process rows of :mod:`analyzer.bench.suite` run (the CLI start
+    rows, memory, stop latency): they time the process, so one cheap game's questions serve
+    every game. ``cli``: the scenario document ``analyzer validate`` and ``run`` get (one point);
+    ``memory``: the document run at two trial counts (``memory_describe`` says what it runs, in
+    the row's ``what``); ``stop``: a shipped scenario file run with 10^9 trials and interrupted."""
+
+    cli: dict
+    memory: dict
+    stop: Path
+    memory_describe: str
+
+
+#: the whole-process rows' scenarios, declared by one game's ``bench`` module on import
+#: (:func:`declare_process_scenarios`); None: no game declares them, and the suite skips those rows
+PROCESS_SCENARIOS: ProcessScenarios | None = None
+
+
+def declare_process_scenarios(*, cli: dict, memory: dict, stop: Path, memory_describe: str) -> None:
+    """Make ``cli``, ``memory`` and ``stop`` the scenarios of the whole-process rows
+    (:class:`ProcessScenarios`; a game's bench.py calls this). One game declares them: a
+    second, different declaration is refused."""
+    global PROCESS_SCENARIOS
+    new = ProcessScenarios(cli, memory, Path(stop), memory_describe)
+    if PROCESS_SCENARIOS is not None and PROCESS_SCENARIOS != new:
+        raise ValueError(f"whole-process bench scenarios: already declared by game "
+                         f"{PROCESS_SCENARIOS.cli.get('game')!r}, game {cli.get('game')!r} declares others "
+                         f"(one game declares them)")
+    PROCESS_SCENARIOS = new
+
+
 def scaled(full: int, trials: int | None, full_trials: int, floor: int = 50) -> int:
     """``full`` reference trials scaled by ``trials / full_trials`` (at least ``floor``): a
     benchmark whose kernel runs ``trials`` instead of ``full_trials`` (``--quick``, ``--trials``)
@@ -106,24 +133,6 @@ def row(name: str, what: str, rate: float, unit: str, ratio: float, target: floa
     return {"name": name, "what": what, "rate": rate, "unit": unit, "reference": reference,
             "reference_rate": reference_rate, "ratio": ratio, "ratio_target": target, "better": better,
             "met": bool(met), "threads": threads if threads is not None else numba.get_num_threads()}
-
-
-def numpy_exploding_pool(n_dice: int, trials: int, rng: np.random.Generator,
-                         face_value: np.ndarray, face_explodes: np.ndarray) -> tuple[np.ndarray, int]:
-    """Vectorised numpy reference of the same rule: roll all dice, re-roll the exploding
-    faces as a new (smaller) batch until none explode. Returns (hits per trial, dice rolled)."""
-    sides = face_value.shape[0] - 1
-    faces = rng.integers(1, sides + 1, size=(trials, n_dice))
-    hits = face_value[faces].sum(axis=1)
-    rolled = faces.size
-    extra = face_explodes[faces].sum(axis=1)
-    while extra.any():
-        owners = np.repeat(np.arange(trials), extra)
-        faces = rng.integers(1, sides + 1, size=owners.shape[0])
-        rolled += faces.size
-        np.add.at(hits, owners, face_value[faces])
-        extra = np.bincount(owners[face_explodes[faces]], minlength=trials)
-    return hits, rolled
 
 
 def say(console, line: str) -> None:
@@ -151,68 +160,6 @@ def interleaved_best(fns, rounds: int = 5) -> list[float]:
             fn()
             best[i] = min(best[i], time.perf_counter() - t0)
     return best
-
-
-def bench_dice(n_dice: int = 10, trials: int = 4_000_000, console=None) -> dict:
-    """Raw draws/s, exploding-pool dice/s (kernel) and numpy dice/s, with ratios."""
-    fv, fe = dice.hit_table()
-    table = k.pool_table(fv, fe)
-    cancel = k.pool_table(*dice.CANCEL_TABLE)
-    n_chunks = -(-trials // CHUNK_TRIALS)
-    draws = trials * n_dice
-    draw_chunk = -(-draws // n_chunks)
-
-    k.raw_draws(1, 0, 0, 2, 16, 32)
-    k.pool_kernel(1, 0, 0, 2, 16, 32, 64, (n_dice, *table, 0, *cancel, 1))
-
-    rolled = [0]
-    # calls of at most BATCH_CHUNKS chunks, as the runner makes them: a kernel's outputs have a row
-    # per chunk, so one call over every chunk grows with the trials (10^10: MemoryError)
-    calls = list(batch_ranges(n_chunks))
-
-    def raw():
-        for lo, hi in calls:
-            k.raw_draws(1, 0, lo, hi, draw_chunk, draw_chunk * n_chunks)
-
-    def pool():
-        total = 0
-        for lo, hi in calls:
-            _, _, c = k.pool_kernel(1, 0, lo, hi, CHUNK_TRIALS, trials, 128, (n_dice, *table, 0, *cancel, 1))
-            total += int(c[:, 1].sum())
-        rolled[0] = total
-
-    np_trials = min(trials, 1_000_000)
-    np_rolled = [0]
-
-    def numpy_pool():
-        _, r = numpy_exploding_pool(n_dice, np_trials, np.random.default_rng(1), fv, fe)
-        np_rolled[0] = r
-
-    # interleaved rounds, best time of each: a slow spell of the machine hits all three
-    t_raw, t_pool, t_np = interleaved_best([raw, pool, numpy_pool])
-    raw_per_s = draw_chunk * n_chunks / t_raw
-    pool_per_s = rolled[0] / t_pool
-    np_per_s = np_rolled[0] / t_np
-
-    out = {"threads": numba.get_num_threads(), "raw_draws_per_s": raw_per_s,
-           "pool_dice_per_s": pool_per_s, "numpy_dice_per_s": np_per_s,
-           "pool_vs_raw": pool_per_s / raw_per_s, "pool_vs_numpy": pool_per_s / np_per_s}
-    lines = [
-        f"threads: {out['threads']}  pool: {n_dice} dice at 4+, 6 = 2 hits and explodes; {trials:,} trials",
-        f"raw RNG draws/s (xoshiro256**):     {raw_per_s:,.0f}",
-        f"exploding pool kernel dice/s:       {pool_per_s:,.0f}",
-        f"numpy vectorised pool dice/s:       {np_per_s:,.0f}  ({np_trials:,} trials)",
-        f"ratio pool / raw draws:             {out['pool_vs_raw']:.2f}  (target >= 0.6)",
-        f"ratio pool / numpy:                 {out['pool_vs_numpy']:.1f}  (target >= 10)",
-    ]
-    for line in lines:
-        say(console, line)
-    return out
-
-
-@register_benchmark("dice", questions=(("dice", "pool"),), quick_trials=2_000_000)
-def _bench_dice_cli(console=None, trials: int | None = None) -> dict:
-    return bench_dice(10, trials or 4_000_000, console)
 
 
 def kernel_vs_reference(scenario_path: Path, *, point: int, question: str, reference: str, trials: int,

@@ -10,7 +10,9 @@ start, memory), with its stated target. Row keys (``--json`` prints ``{"rows": [
 
 The rows come from what the benchmarks declare (:class:`analyzer.bench.harness.Benchmark`:
 their ``--quick`` trials, their thread-scaling scenarios); the whole-process rows (CLI start,
-memory, stop latency) run scenarios of the generic ``dice`` game written into a work folder.
+memory, stop latency) run the scenarios a game's bench module declares
+(:func:`analyzer.bench.harness.declare_process_scenarios`), written into a work folder; when no
+game declares them, those rows are skipped (a printed line says so).
 """
 from __future__ import annotations
 
@@ -26,7 +28,6 @@ import yaml
 
 from analyzer.bench import harness as bench_mod
 from analyzer.bench.harness import QUICK_TRIALS, STATEFUL_TARGET, Benchmark, row
-from analyzer.core.questions import SCENARIO_ROOT
 
 THREAD_EFFICIENCY_TARGET = 0.85
 #: kernel trials of a thread-scaling row in a full run (``--quick``: QUICK_TRIALS, or the benchmark's
@@ -35,12 +36,6 @@ SCALING_TRIALS = 2_000_000
 MEMORY_GROWTH_TARGET = 1.10
 #: whole-process wall-time targets in seconds (warm, 2 cores)
 CLI_TARGETS = {"cli-help": 0.5, "cli-list": 0.5, "cli-validate": 0.7, "cli-run": 1.5}
-#: the scenario the CLI rows validate and run (one shot: 3d10 roll-under at skill 15, one point)
-CLI_SCENARIO = {"game": "dice", "question": "roll_under", "seed": 1, "trials": 200_000,
-                "params": {"skill": 15, "modifier": 0}}
-#: the scenario the memory row runs (an exploding pool of 10 dice, one point)
-MEMORY_SCENARIO = {"game": "dice", "question": "pool", "seed": 1, "trials": 200_000,
-                   "params": {"dice": 10, "hit_on": 4, "double_on": 6, "explode_on": 6, "need": 4}}
 
 
 def scaling_scenarios() -> dict[str, Path]:
@@ -59,13 +54,6 @@ def rows_of(name: str, out: dict, target: float | None) -> list[dict]:
     """The rows of one registered benchmark's result dict (the shapes the benchmarks return)."""
     if "rows" in out:
         return out["rows"]
-    if "pool_vs_raw" in out:
-        return [row("dice-pool-vs-raw", "exploding pool dice/s vs raw RNG draws/s", out["pool_dice_per_s"], "dice/s",
-                    out["pool_vs_raw"], 0.6, reference="raw xoshiro256** draws/s",
-                    reference_rate=out["raw_draws_per_s"]),
-                row("dice-pool-vs-numpy", "exploding pool dice/s vs numpy vectorised", out["pool_dice_per_s"],
-                    "dice/s", out["pool_vs_numpy"], 10, reference="numpy vectorised dice/s",
-                    reference_rate=out["numpy_dice_per_s"])]
     if "fraction_of_icepool" in out:
         return [row(name, "exact 40-die attack time / icepool's time (same 1e-15 tail)", out["ours_s"], "s",
                     out["fraction_of_icepool"], 0.01, better="lower", reference="icepool",
@@ -136,9 +124,10 @@ def _cli(args: list[str], cwd: Path | None = None) -> tuple[float, int]:
     return wall, int(line[-1].split()[2])
 
 
-def cli_rows(work: Path) -> list[dict]:
-    """Whole-process wall times of the commands a user types (best of 3, warm caches)."""
-    scen = str(write_scenario(work, "cli_roll_under", CLI_SCENARIO))
+def cli_rows(work: Path, scenario: dict) -> list[dict]:
+    """Whole-process wall times of the commands a user types (best of 3, warm caches);
+    ``validate`` and ``run`` get the scenario document ``scenario`` (one point)."""
+    scen = str(write_scenario(work, "cli_scenario", scenario))
     commands = {"cli-help": ["--help"], "cli-list": ["list"], "cli-validate": ["validate", scen],
                 "cli-run": ["run", scen, "--trials", "200000", "--no-progress", "--out", str(work)]}
     out = []
@@ -153,16 +142,17 @@ def cli_rows(work: Path) -> list[dict]:
 STOP_LATENCY_TARGET = 2.0
 
 
-def stop_latency_row(work: Path, rounds: int = 3) -> dict:
-    """Seconds from SIGINT (Ctrl-C) to the exit of an ``analyzer run`` that is in the middle of
-    a long point (best of ``rounds``): the stop latency the tests only bound (they wait up to
-    60 s and check the exit code; a timing there fails on a loaded machine). Each run is
-    signalled once its stop handler is installed (:func:`analyzer.core.interrupt.stop_handler_installed`)
-    and a second has passed, so the kernels are running."""
+def stop_latency_row(work: Path, scenario: Path, rounds: int = 3) -> dict:
+    """Seconds from SIGINT (Ctrl-C) to the exit of an ``analyzer run`` of the scenario file
+    ``scenario`` (10^9 trials) in the middle of a long point (best of ``rounds``): the stop
+    latency the tests only bound (they wait up to 60 s and check the exit code; a timing there
+    fails on a loaded machine). Each run is signalled once its stop handler is installed
+    (:func:`analyzer.core.interrupt.stop_handler_installed`) and a second has passed, so the
+    kernels are running."""
     import signal
 
     from analyzer.core.interrupt import stop_handler_installed
-    scen = str(SCENARIO_ROOT / "dice" / "any_of_n.yaml")
+    scen = str(scenario)
     best = float("inf")
     for _ in range(rounds):
         proc = subprocess.Popen([sys.executable, "-c", "from analyzer.cli.app import main; main()", "run", scen,
@@ -190,15 +180,16 @@ def stop_latency_row(work: Path, rounds: int = 3) -> dict:
                best, "s", best, STOP_LATENCY_TARGET, better="lower")
 
 
-def memory_row(work: Path, quick: bool) -> dict:
-    """Peak RSS of a whole run at 100x the trials of another: must stay flat."""
+def memory_row(work: Path, quick: bool, scenario: dict, describe: str) -> dict:
+    """Peak RSS of a whole run of the scenario document ``scenario`` (``describe``: what it
+    runs) at 100x the trials of another: must stay flat."""
     small, big = (100_000, 10_000_000) if quick else (1_000_000, 100_000_000)
-    scen = str(write_scenario(work, "memory_pool", MEMORY_SCENARIO))
+    scen = str(write_scenario(work, "memory_scenario", scenario))
     rss = {}
     wall = {}
     for n in (small, big):
         wall[n], rss[n] = _cli(["run", scen, "--trials", str(n), "--no-progress", "--out", str(work)], work)
-    return row("memory-trials", f"peak RSS at {big:.0e} trials / at {small:.0e} (10-die exploding pool run; "
+    return row("memory-trials", f"peak RSS at {big:.0e} trials / at {small:.0e} ({describe}; "
                f"wall {wall[small]:.1f} s vs {wall[big]:.1f} s)", rss[big] / 1024, "MiB", rss[big] / rss[small],
                MEMORY_GROWTH_TARGET, better="lower", reference=f"peak RSS at {small:.0e} trials",
                reference_rate=rss[small] / 1024)
@@ -207,7 +198,8 @@ def memory_row(work: Path, quick: bool) -> dict:
 # ----------------------------------------------------------------------------- the suite
 def run_suite(names: list[str] | None = None, *, quick: bool = False, console=None,
               work: Path | None = None) -> list[dict]:
-    """Every registered benchmark (or ``names``), then thread scaling, memory and CLI start."""
+    """Every registered benchmark (or ``names``), then thread scaling, memory and CLI start (the
+    last two on the scenarios a game declares, :data:`analyzer.bench.harness.PROCESS_SCENARIOS`)."""
     import tempfile
 
     bench_mod.load_benchmarks()
@@ -225,6 +217,12 @@ def run_suite(names: list[str] | None = None, *, quick: bool = False, console=No
         out = bench(console, bench.quick_trials if quick else None)
         rows += rows_of(name, out, target_of(bench))
     extras = [n for n in ("scaling", "memory", "cli") if names is None or n in names]
+    process = bench_mod.PROCESS_SCENARIOS
+    skipped = [n for n in extras if n in ("memory", "cli")] if process is None else []
+    if skipped:
+        bench_mod.say(console, f"--- {', '.join(skipped)}: skipped (no game's bench module declares the "
+                               f"whole-process scenarios, analyzer.bench.harness.declare_process_scenarios)")
+        extras = [n for n in extras if n not in skipped]
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         work = Path(work or tmp)
         if "scaling" in extras:
@@ -233,10 +231,10 @@ def run_suite(names: list[str] | None = None, *, quick: bool = False, console=No
                     trials = min(QUICK_TRIALS, bench_mod.BENCHMARKS[name].quick_trials) if quick else SCALING_TRIALS
                     rows.append(thread_scaling(name, path, trials))
         if "memory" in extras:
-            rows.append(memory_row(work, quick))
+            rows.append(memory_row(work, quick, process.memory, process.memory_describe))
         if "cli" in extras:
-            rows += cli_rows(work)
-            rows.append(stop_latency_row(work, rounds=1 if quick else 3))
+            rows += cli_rows(work, process.cli)
+            rows.append(stop_latency_row(work, process.stop, rounds=1 if quick else 3))
     return rows
 
 
