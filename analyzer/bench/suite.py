@@ -34,6 +34,10 @@ THREAD_EFFICIENCY_TARGET = 0.85
 #: own quick trials when fewer)
 SCALING_TRIALS = 2_000_000
 MEMORY_GROWTH_TARGET = 1.10
+#: ``--smoke``: every row at 1/SMOKE_DIVISOR of its ``--quick`` kernel trials (at least SMOKE_FLOOR),
+#: the CLI rows once: it checks that every benchmark runs on this install, in about a minute; its
+#: ratios are measured on too little work to be compared with a target
+SMOKE_DIVISOR, SMOKE_FLOOR = 20, 2_000
 #: whole-process wall-time targets in seconds (warm, 2 cores)
 CLI_TARGETS = {"cli-help": 0.5, "cli-list": 0.5, "cli-validate": 0.7, "cli-run": 1.5}
 
@@ -124,16 +128,16 @@ def _cli(args: list[str], cwd: Path | None = None) -> tuple[float, int]:
     return wall, int(line[-1].split()[2])
 
 
-def cli_rows(work: Path, scenario: dict) -> list[dict]:
-    """Whole-process wall times of the commands a user types (best of 3, warm caches);
+def cli_rows(work: Path, scenario: dict, rounds: int = 3) -> list[dict]:
+    """Whole-process wall times of the commands a user types (best of ``rounds``, warm caches);
     ``validate`` and ``run`` get the scenario document ``scenario`` (one point)."""
     scen = str(write_scenario(work, "cli_scenario", scenario))
     commands = {"cli-help": ["--help"], "cli-list": ["list"], "cli-validate": ["validate", scen],
                 "cli-run": ["run", scen, "--trials", "200000", "--no-progress", "--out", str(work)]}
     out = []
     for name, args in commands.items():
-        best = min(_cli(args, work)[0] for _ in range(3))
-        out.append(row(name, f"wall time of 'analyzer {' '.join(args[:1])}' (whole process, best of 3)", best, "s",
+        best = min(_cli(args, work)[0] for _ in range(rounds))
+        out.append(row(name, f"wall time of 'analyzer {' '.join(args[:1])}' (whole process, best of {rounds})", best, "s",
                        best, CLI_TARGETS[name], better="lower", threads=numba.get_num_threads()))
     return out
 
@@ -180,10 +184,10 @@ def stop_latency_row(work: Path, scenario: Path, rounds: int = 3) -> dict:
                best, "s", best, STOP_LATENCY_TARGET, better="lower")
 
 
-def memory_row(work: Path, quick: bool, scenario: dict, describe: str) -> dict:
+def memory_row(work: Path, quick: bool, scenario: dict, describe: str, smoke: bool = False) -> dict:
     """Peak RSS of a whole run of the scenario document ``scenario`` (``describe``: what it
     runs) at 100x the trials of another: must stay flat."""
-    small, big = (100_000, 10_000_000) if quick else (1_000_000, 100_000_000)
+    small, big = (10_000, 1_000_000) if smoke else (100_000, 10_000_000) if quick else (1_000_000, 100_000_000)
     scen = str(write_scenario(work, "memory_scenario", scenario))
     rss = {}
     wall = {}
@@ -196,11 +200,19 @@ def memory_row(work: Path, quick: bool, scenario: dict, describe: str) -> dict:
 
 
 # ----------------------------------------------------------------------------- the suite
-def run_suite(names: list[str] | None = None, *, quick: bool = False, console=None,
+def smoke_trials(quick_trials: int) -> int:
+    """A benchmark's kernel trials under ``--smoke`` (see :data:`SMOKE_DIVISOR`)."""
+    return max(SMOKE_FLOOR, quick_trials // SMOKE_DIVISOR)
+
+
+def run_suite(names: list[str] | None = None, *, quick: bool = False, smoke: bool = False, console=None,
               work: Path | None = None) -> list[dict]:
     """Every registered benchmark (or ``names``), then thread scaling, memory and CLI start (the
-    last two on the scenarios a game declares, :data:`analyzer.bench.harness.PROCESS_SCENARIOS`)."""
+    last two on the scenarios a game declares, :data:`analyzer.bench.harness.PROCESS_SCENARIOS`).
+    ``smoke``: every row at :func:`smoke_trials` (implies ``quick`` for the rows' other sizes)."""
     import tempfile
+
+    quick = quick or smoke
 
     bench_mod.load_benchmarks()
     chosen = names or sorted(bench_mod.BENCHMARKS)
@@ -214,8 +226,10 @@ def run_suite(names: list[str] | None = None, *, quick: bool = False, console=No
             continue
         bench = bench_mod.BENCHMARKS[name]
         bench_mod.say(console, f"--- {name}")
-        out = bench(console, bench.quick_trials if quick else None)
+        t0 = time.perf_counter()
+        out = bench(console, smoke_trials(bench.quick_trials) if smoke else bench.quick_trials if quick else None)
         rows += rows_of(name, out, target_of(bench))
+        bench_mod.say(console, f"    ({time.perf_counter() - t0:.1f} s)")
     extras = [n for n in ("scaling", "memory", "cli") if names is None or n in names]
     process = bench_mod.PROCESS_SCENARIOS
     skipped = [n for n in extras if n in ("memory", "cli")] if process is None else []
@@ -229,11 +243,12 @@ def run_suite(names: list[str] | None = None, *, quick: bool = False, console=No
             for name, path in scaling_scenarios().items():
                 if names is None or name in chosen or "scaling" in names:
                     trials = min(QUICK_TRIALS, bench_mod.BENCHMARKS[name].quick_trials) if quick else SCALING_TRIALS
+                    trials = smoke_trials(trials) if smoke else trials
                     rows.append(thread_scaling(name, path, trials))
         if "memory" in extras:
-            rows.append(memory_row(work, quick, process.memory, process.memory_describe))
+            rows.append(memory_row(work, quick, process.memory, process.memory_describe, smoke))
         if "cli" in extras:
-            rows += cli_rows(work, process.cli)
+            rows += cli_rows(work, process.cli, rounds=1 if smoke else 3)
             rows.append(stop_latency_row(work, process.stop, rounds=1 if quick else 3))
     return rows
 

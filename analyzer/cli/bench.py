@@ -15,6 +15,8 @@ def bench(
     names: Optional[List[str]] = typer.Argument(None, help="Benchmarks to run (default: all; 'list' shows them). "
                                                            "Also: scaling, memory, cli."),
     quick: bool = typer.Option(False, help="Small trial counts (the whole suite in a few minutes)."),
+    smoke: bool = typer.Option(False, help="Tiny trial counts: checks every benchmark runs on this install "
+                                           "(about a minute); the ratios are too noisy to compare with targets."),
     json_out: bool = typer.Option(False, "--json", help="Print {\"rows\": [...]} to stdout and nothing else."),
     out: Optional[Path] = typer.Option(None, help="Also write bench.parquet, bench.json and bench_ratios.png here."),
     trials: Optional[int] = typer.Option(None, "--trials", "-n", min=1,
@@ -44,7 +46,7 @@ def bench(
                                    bench_suite.target_of(BENCHMARKS[names[0]]))
     else:
         try:
-            rows = bench_suite.run_suite(names or None, quick=quick, console=err)
+            rows = bench_suite.run_suite(names or None, quick=quick, smoke=smoke, console=err)
         except KeyError as e:
             fail(f"bench: {e.args[0]}")
     if out is not None:
@@ -57,4 +59,7 @@ def bench(
         typer.echo(bench_suite.dumps(rows))
     else:
         bench_suite.print_table(rows, err)
+        if smoke:
+            err.print("--smoke: every row ran on too little work for its ratio to be compared with its target; "
+                      "use --quick or no option for figures")
 
