@@ -23,13 +23,41 @@ COMMANDS = {"run": run.run, "exact": run.exact, "compare": compare.compare, "val
             "schema": schema.schema}
 
 
+#: ``-h`` as well as ``--help``, on the app and on every command
+CONTEXT = {"help_option_names": ["-h", "--help"]}
+#: the distribution whose version ``--version`` prints (pyproject.toml's ``name``)
+DISTRIBUTION = "wargame-analyzer"
+
+
+def version() -> str:
+    """The installed version (a checkout that was never installed says so)."""
+    from importlib.metadata import PackageNotFoundError, version as installed
+    try:
+        return installed(DISTRIBUTION)
+    except PackageNotFoundError:
+        return "unknown (not installed: pip install -e .)"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"analyzer {version()}")
+        raise typer.Exit()
+
+
 def build(commands: dict) -> typer.Typer:
     """The app of ``commands`` (name -> function), each run inside :func:`reported`: an analyzer
     error is one line and its exit code, and a stop on a signal says "<name> stopped; nothing was
     written" unless the command says more."""
-    cli = typer.Typer(add_completion=False, no_args_is_help=True, help=HELP)
+    cli = typer.Typer(add_completion=False, no_args_is_help=True, help=HELP, context_settings=CONTEXT)
+
+    @cli.callback()
+    def _app(show_version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                               help="Print the analyzer's version and exit.")) -> None:
+        pass
+
+    _app.__doc__ = HELP
     for name, command in commands.items():
-        cli.command(name)(reported(f"{name} stopped; nothing was written")(command))
+        cli.command(name, context_settings=CONTEXT)(reported(f"{name} stopped; nothing was written")(command))
     return cli
 
 

@@ -10,8 +10,8 @@ from typing import List, Optional
 
 import typer
 
-from analyzer.cli.common import RUNS_OUT, SVG, THREADS, api, check_out, fail, load_all, preflight, progress_factory, \
-    reported, set_threads
+from analyzer.cli.common import RUNS_OUT, SVG, THREADS, api, check_out, check_points, fail, load_all, preflight, \
+    progress_factory, reported, set_threads
 from analyzer.cli.summary import print_summary
 from analyzer.core import interrupt
 
@@ -41,6 +41,8 @@ def run(
                                             "workers started with 'dask worker tcp://HOST:PORT')."),
     workers: Optional[int] = typer.Option(None, min=1, help="With --backend dask and no --scheduler: worker "
                                           "processes of the in-process cluster (default 2)."),
+    write: bool = typer.Option(True, help="Write a run folder per scenario. --no-write: print the summary "
+                                          "(or --json) only; nothing is written, so the run cannot be resumed."),
 ):
     """Monte-Carlo every sweep point of each scenario and write a run folder per scenario.
 
@@ -56,6 +58,8 @@ def run(
         given = [name for name, v in (("a scenario", targets), ("--trials", trials), ("--precision", precision),
                                       ("--seed", seed), ("--force", force or None),
                                       ("--out", out if out != Path("results") else None)) if v]
+        if not write:
+            given.append("--no-write")
         if given:
             fail(f"--resume continues RUN_DIR with the scenario, seed and trials it started with, in place; "
                  f"drop {', '.join(given)}")
@@ -66,7 +70,11 @@ def run(
         if not targets:
             fail("give scenario files, folders or globs to run, or --resume RUN_DIR")
         loaded = load_all(targets, trials=trials, precision=precision, seed=seed, force=force)
-        preflight(loaded, out)
+        if write:
+            preflight(loaded, out)
+        else:
+            for sc in loaded:
+                check_points(sc)
     progress, factory = progress_factory(not no_progress and not json_out)
     summaries = []
     formats = ("png", "svg") if svg else ("png",)
@@ -74,6 +82,12 @@ def run(
         if backend.name == "dask":
             _start(backend, scheduler)
         for sc in loaded:
+            if not write:
+                summary = _run_unwritten(sc, progress, factory, backend)
+                summaries.append(summary)
+                if not json_out:
+                    print_summary(summary, None)
+                continue
             with reported(lambda e: _stopped(e, sc.name, summaries)):
                 if progress:
                     with progress:
@@ -88,6 +102,18 @@ def run(
                 print_summary(summary, run_dir)
     if json_out:
         typer.echo(json.dumps(summaries[0] if len(summaries) == 1 else summaries, indent=2))
+
+
+def _run_unwritten(sc, progress, factory, backend) -> dict:
+    """``run --no-write``: the scenario's summary (as summary.json would hold it), nothing written."""
+    from analyzer.outputs import writer as outputs
+    with reported(f"{sc.name} stopped; nothing was written"):
+        if progress:
+            with progress:
+                results = api.run(sc, progress=factory, backend=backend)
+        else:
+            results = api.run(sc, backend=backend)
+    return outputs.summary_dict(sc, results, "monte_carlo", execution=None)
 
 
 def _start(backend, scheduler: Optional[str]) -> None:

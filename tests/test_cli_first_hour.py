@@ -1,0 +1,55 @@
+"""Issue 31 (CLI, first hour): `--version`, `-h`, `python -m analyzer` and `run --no-write`.
+
+Each used to fail: `analyzer --version` and `analyzer -h` were "No such option", `python -m
+analyzer` was "'analyzer' is a package and cannot be directly executed", and `run` had no
+`--no-write` (only `exact` did), so a quick look at a question always left a run folder."""
+import json
+import subprocess
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from analyzer.cli.app import app
+
+ROOT = Path(__file__).resolve().parent.parent
+QUICK = ROOT / "scenarios" / "dice" / "any_of_n.yaml"
+runner = CliRunner()
+
+
+def test_version_prints_the_installed_distribution_version():
+    res = runner.invoke(app, ["--version"])
+    assert res.exit_code == 0, res.output
+    assert res.stdout.strip() == f"analyzer {version('wargame-analyzer')}"
+
+
+def test_short_help_equals_long_help_on_the_app_and_a_command():
+    for args in ([], ["run"], ["bench"]):
+        short, long_ = runner.invoke(app, [*args, "-h"]), runner.invoke(app, [*args, "--help"])
+        assert short.exit_code == 0 and long_.exit_code == 0, (args, short.output)
+        assert short.stdout == long_.stdout, args
+
+
+def test_python_dash_m_analyzer_is_the_same_command_line():
+    res = subprocess.run([sys.executable, "-m", "analyzer", "--version"], capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == f"analyzer {version('wargame-analyzer')}"
+
+
+def test_run_no_write_prints_the_summary_of_a_written_run_and_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    unwritten = runner.invoke(app, ["run", str(QUICK), "--trials", "4000", "--no-write", "--json", "--no-progress"])
+    assert unwritten.exit_code == 0, unwritten.output
+    assert list(tmp_path.iterdir()) == [], "run --no-write wrote something"
+    written = runner.invoke(app, ["run", str(QUICK), "--trials", "4000", "--json", "--no-progress",
+                                  "--out", str(tmp_path / "out")])
+    assert written.exit_code == 0, written.output
+    a, b = json.loads(unwritten.stdout), json.loads(written.stdout)
+    assert "run_dir" not in a and a["points"] == b["points"]      # same seed: the same answer
+
+
+def test_resume_refuses_no_write(tmp_path):
+    res = runner.invoke(app, ["run", "--resume", str(tmp_path), "--no-write"])
+    assert res.exit_code == 2 and "--no-write" in res.output, res.output
