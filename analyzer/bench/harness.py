@@ -22,6 +22,8 @@ from typing import Callable
 
 import numba
 
+from analyzer.core.errors import AnalyzerError
+
 
 #: Trials of the kernel side in ``--quick`` mode unless a benchmark declares its own.
 QUICK_TRIALS = 200_000
@@ -41,7 +43,9 @@ class Benchmark:
     - ``references``: the pure-Python reference modules it imports, by module name;
     - ``quick_trials``: its kernel trials in ``analyzer bench --quick``;
     - ``scaling``: a scenario whose first point's kernel gets a thread-scaling row ``threads-NAME``;
-    - ``target``: the ratio target of a result that carries no rows of its own."""
+    - ``target``: the ratio target of a result that carries no rows of its own;
+    - ``requires``: modules it imports that are not runtime dependencies (e.g. ``icepool``, a
+      test extra): without them the suite skips it with a line and a named run refuses in one."""
 
     name: str
     run: Callable[..., dict]
@@ -51,6 +55,11 @@ class Benchmark:
     quick_trials: int = QUICK_TRIALS
     scaling: Path | None = None
     target: float | None = None
+    requires: tuple[str, ...] = ()
+
+    def missing(self) -> list[str]:
+        """The modules of ``requires`` this environment lacks."""
+        return [m for m in self.requires if importlib.util.find_spec(m) is None]
 
     def __call__(self, console=None, trials: int | None = None) -> dict:
         return self.run(console, trials)
@@ -62,6 +71,18 @@ BENCHMARKS: dict[str, Benchmark] = {}
 #: benchmark times several interleaved rounds of its kernel and reference, so 10^9 trials already
 #: take minutes; the kernels run in calls of at most ``BATCH_CHUNKS`` chunks (memory stays flat).
 MAX_BENCH_TRIALS = 10**9
+
+
+class BenchmarkUnavailable(AnalyzerError):
+    """A benchmark named on the command line needs a module this environment lacks."""
+
+
+def check_available(bench: "Benchmark") -> None:
+    """Refuse, in one line, a benchmark whose ``requires`` are not installed."""
+    missing = bench.missing()
+    if missing:
+        raise BenchmarkUnavailable(f"bench {bench.name}: needs {', '.join(missing)}, which is not installed "
+                                   f"(pip install -e '.[test]' installs it)")
 
 
 def load_benchmarks() -> None:

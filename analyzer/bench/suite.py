@@ -225,6 +225,11 @@ def run_suite(names: list[str] | None = None, *, quick: bool = False, smoke: boo
         if name not in bench_mod.BENCHMARKS:
             continue
         bench = bench_mod.BENCHMARKS[name]
+        if bench.missing():
+            if names:                        # asked for by name: say why it cannot run
+                bench_mod.check_available(bench)
+            bench_mod.say(console, f"--- {name}: skipped (needs {', '.join(bench.missing())}, not installed)")
+            continue
         bench_mod.say(console, f"--- {name}")
         t0 = time.perf_counter()
         out = bench(console, smoke_trials(bench.quick_trials) if smoke else bench.quick_trials if quick else None)

@@ -42,6 +42,8 @@ def bench(
         if trials > MAX_BENCH_TRIALS:
             fail(f"bench: --trials: got {trials:,}; allowed: 1..{MAX_BENCH_TRIALS:,} (a benchmark runs its kernel "
                  f"several times)")
+        from analyzer.bench.harness import check_available
+        check_available(BENCHMARKS[names[0]])
         rows = bench_suite.rows_of(names[0], BENCHMARKS[names[0]](err, trials),
                                    bench_suite.target_of(BENCHMARKS[names[0]]))
     else:

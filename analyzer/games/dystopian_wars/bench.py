@@ -138,7 +138,7 @@ def _bench_duel_cli(console=None, trials: int | None = None) -> dict:
 register_dask_benchmark(DUEL_SCENARIO)          # analyzer bench dask: the Dask backend on the duel
 
 
-@register_benchmark("dw-attack-exact")
+@register_benchmark("dw-attack-exact", requires=("icepool",))
 def _bench_attack_exact_cli(console=None, trials: int | None = None) -> dict:
     return bench_attack_exact(40, console)
 
