@@ -21,7 +21,8 @@ from analyzer.core.formats import COMPARISON_JSON, MANIFEST_JSON, PLOTMETA_JSON,
 from analyzer.core.questions import Prepared
 from analyzer.core.results import PointResult
 from analyzer.run.runner import (CHUNK_TRIALS, MIN_PAIRED_BATCHES, exact_point, paired_chunk_size, paired_summary,
-                                 point_chunks, point_key, prepare_point, simulate_point, stream_key, summarize)
+                                 point_chunks, point_key, prepare_point, simulate_point, stream_key, summarize,
+                                 warm_up)
 from analyzer.core.scenario import Scenario
 from analyzer.core.stats import MetricSummary
 
@@ -61,7 +62,7 @@ def check_plots(scenario: Scenario, prepared: Prepared) -> None:
 
 def run(scenario: Scenario, *, progress: ProgressFactory | None = None,
         checkpoint: "RunCheckpoint | None" = None, prepared: list[Prepared] | None = None,
-        backend=None) -> list[PointResult]:
+        backend=None, notify=None) -> list[PointResult]:
     """Monte-Carlo every sweep point (all points are compiled first: errors come early).
 
     With a ``checkpoint`` (:class:`analyzer.outputs.checkpoint.RunCheckpoint`) each point's sums are
@@ -69,13 +70,17 @@ def run(scenario: Scenario, *, progress: ProgressFactory | None = None,
     when done, taken as they are): the results are those of an uninterrupted run.
     ``prepared``: the points already compiled (by :func:`prepare_point`), if the caller has them.
     ``backend``: where the chunks run (:mod:`analyzer.run.backends`; default this process); the
-    results do not depend on it."""
+    results do not depend on it. In this process the kernels are loaded (or compiled) first,
+    outside the timing (:func:`analyzer.run.runner.warm_up`; ``notify(text)`` hears about a cold
+    start)."""
     if prepared is None:
         prepared = [prepare_point(scenario, p) for p in scenario.points]
     check_plots(scenario, prepared[0])
     tick = progress(scenario.name, _planned_trials(scenario)) if progress else None
     states = [checkpoint.load_point(point.index, prep) if checkpoint is not None else None
               for point, prep in zip(scenario.points, prepared)]
+    if backend is None or getattr(backend, "name", "local") == "local":     # the points still to run
+        warm_up([prep for prep, state in zip(prepared, states) if state is None or not state.done], notify)
     if backend is not None:              # a cluster queues every point's work up front
         n_trials, n_chunks = point_chunks(scenario)
         backend.prefetch([(prep, scenario.spec.seed, point_key(scenario, point),
@@ -104,7 +109,7 @@ def run(scenario: Scenario, *, progress: ProgressFactory | None = None,
 
 def run_to_folder(scenario: Scenario, out_root: Path | None, *, threads: int,
                   formats: tuple[str, ...] = ("png",), progress: ProgressFactory | None = None,
-                  resume: Path | None = None, backend=None) -> tuple[Path, dict]:
+                  resume: Path | None = None, backend=None, notify=None) -> tuple[Path, dict]:
     """Monte-Carlo a scenario into a checkpointed run folder; returns (folder, summary).
 
     A new run creates ``<out_root>/<scenario>/<run-id>/`` at once, marked incomplete, and saves
@@ -139,7 +144,8 @@ def run_to_folder(scenario: Scenario, out_root: Path | None, *, threads: int,
     n = len(scenario.points)
     try:
         t0 = time.perf_counter()
-        results = run(scenario, progress=progress, checkpoint=ckpt, prepared=prepared, backend=backend)
+        results = run(scenario, progress=progress, checkpoint=ckpt, prepared=prepared, backend=backend,
+                      notify=notify)
         wall = time.perf_counter() - t0 + ckpt.restored_seconds     # this session plus earlier ones
     except interrupt.RunInterrupted as e:
         ckpt.release()

@@ -87,3 +87,33 @@ def test_the_suite_skips_a_benchmark_whose_module_is_absent(monkeypatch, capsys)
     monkeypatch.setattr(harness, "load_benchmarks", lambda: None)
     rows = suite.run_suite(None, smoke=True)
     assert rows == [] and "--- needs-absent: skipped (needs no_such_module_x, not installed)" in capsys.readouterr().out
+
+
+def test_compile_time_is_kept_out_of_a_points_seconds(monkeypatch):
+    """Used to: the first kernel call of a run (numba compiling, 17-57 s on a first run) was
+    inside the point's timing, so trials_per_second counted the compile. The kernels are now
+    loaded by a thrown-away one-trial call first: a first call made slow on purpose (5 s, as a
+    compile) does not reach the point's seconds, and the answer is the one an unwarmed run gives."""
+    import time
+
+    from analyzer import api
+    from analyzer.core import scenario as scenario_mod
+    from analyzer.core.questions import Prepared
+
+    sc = scenario_mod.load(QUICK, trials=2000)
+    plain = api.run(sc)
+    calls = []
+    real = Prepared.run_kernel
+
+    def first_call_slow(self, *args):
+        if not calls:
+            time.sleep(5)
+        calls.append(args)
+        return real(self, *args)
+
+    monkeypatch.setattr(Prepared, "run_kernel", first_call_slow)
+    heard = []
+    results = api.run(sc, notify=heard.append)
+    assert calls[0] == (0, 0, 0, 1, 1, 1)                      # the one-trial warm-up call comes first
+    assert all(r.seconds < 5 for r in results), [r.seconds for r in results]
+    assert [r.summaries for r in results] == [r.summaries for r in plain]

@@ -10,7 +10,7 @@ from typing import List, Optional
 
 import typer
 
-from analyzer.cli.common import RUNS_OUT, SVG, THREADS, api, check_out, check_points, fail, load_all, preflight, \
+from analyzer.cli.common import RUNS_OUT, SVG, THREADS, api, check_out, check_points, err, fail, load_all, preflight, \
     progress_factory, reported, set_threads
 from analyzer.cli.summary import print_summary
 from analyzer.core import interrupt
@@ -92,7 +92,8 @@ def run(
                 if progress:
                     with progress:
                         run_dir, summary = api.run_to_folder(sc, out, threads=used_threads, formats=formats,
-                                                             progress=factory, resume=resume, backend=backend)
+                                                             progress=factory, resume=resume, backend=backend,
+                                                             notify=_say)
                 else:
                     run_dir, summary = api.run_to_folder(sc, out, threads=used_threads, formats=formats,
                                                          resume=resume, backend=backend)
@@ -104,13 +105,18 @@ def run(
         typer.echo(json.dumps(summaries[0] if len(summaries) == 1 else summaries, indent=2))
 
 
+def _say(text: str) -> None:
+    """A line about the run (a cold kernel start) beside the progress bars, on stderr."""
+    err.print(f"  {text}", highlight=False, markup=False)
+
+
 def _run_unwritten(sc, progress, factory, backend) -> dict:
     """``run --no-write``: the scenario's summary (as summary.json would hold it), nothing written."""
     from analyzer.outputs import writer as outputs
     with reported(f"{sc.name} stopped; nothing was written"):
         if progress:
             with progress:
-                results = api.run(sc, progress=factory, backend=backend)
+                results = api.run(sc, progress=factory, backend=backend, notify=_say)
         else:
             results = api.run(sc, backend=backend)
     return outputs.summary_dict(sc, results, "monte_carlo", execution=None)

@@ -6,6 +6,8 @@ trial count: never on the thread count, the batch size or which worker ran a chu
 """
 from __future__ import annotations
 
+import time
+
 import dataclasses
 import hashlib
 import json
@@ -216,8 +218,41 @@ def exact_point(point: SweepPoint, prepared: Prepared) -> PointResult:
                        notes, 0.0, exact=True, data_files=list(prepared.data_files))
 
 
-def prepare_point(scenario: Scenario, point: SweepPoint) -> Prepared:
-    """Compile one point, enforcing ``strict`` against every placeholder it uses."""
+def warm_up(prepared: list[Prepared], notify=None) -> float:
+    """Compile every point's kernel (or load it from numba's disk cache) with a one-trial call
+    that is thrown away, so compile time stays out of the timed run and its trials/s; results
+    do not change (a chunk's stream depends only on (seed, point, chunk)). ``notify(text)``, if
+    given, hears before and after a kernel this process has not loaded yet. Returns the seconds."""
+    t0 = time.perf_counter()
+    cold = [p for p in prepared if not getattr(p.kernel, "signatures", True)]
+    if cold and notify:
+        notify("loading the kernels (compiled on a first run on this machine: up to a minute)")
+    for prep in prepared:
+        prep.run_kernel(0, 0, 0, 1, 1, 1)
+    seconds = time.perf_counter() - t0
+    if cold and notify and seconds >= 1:
+        notify(f"kernels ready in {seconds:.1f} s (not counted in trials/s)")
+    return seconds
+
+
+class StrictRefused(ScenarioError):
+    """``strict: true`` refused a point: ``refused`` lists what it refused (placeholders and
+    values a worked example only bounds, in the order the point uses them)."""
+
+    def __init__(self, file: str, refused: list):
+        listed = "; ".join(str(p) for p in refused[:5])
+        more = f" and {len(refused) - 5} more" if len(refused) > 5 else ""
+        super().__init__(file, "strict",
+                         f"strict: true refuses placeholder values: {listed}{more} (a value a worked "
+                         f"example only bounds counts as a placeholder). Fill them with your copy of "
+                         f"the rules or set strict: false")
+        self.refused = list(refused)
+
+
+def prepare_point(scenario: Scenario, point: SweepPoint, *, strict: bool | None = None) -> Prepared:
+    """Compile one point, enforcing ``strict`` against every placeholder it uses (``strict``:
+    the scenario's own setting when None; True checks a point as ``strict: true`` would,
+    raising :class:`StrictRefused`)."""
     ctx = scenario.context(point)
     try:
         prepared = scenario.question.prepare(point.params, ctx)
@@ -239,14 +274,22 @@ def prepare_point(scenario: Scenario, point: SweepPoint) -> Prepared:
     prepared = dataclasses.replace(prepared, placeholders=tuple(used), data_files=tuple(ctx.data_files),
                                    notes=tuple(prepared.notes) + what_ifs)
     refused = [p for p in used if p.refused_by_strict]
-    if scenario.spec.strict and refused:
-        listed = "; ".join(str(p) for p in refused[:5])
-        more = f" and {len(refused) - 5} more" if len(refused) > 5 else ""
-        raise ScenarioError(str(scenario.path), "strict",
-                            f"strict: true refuses placeholder values: {listed}{more} (a value a worked "
-                            f"example only bounds counts as a placeholder). Fill them with your copy of "
-                            f"the rules or set strict: false")
+    if (scenario.spec.strict if strict is None else strict) and refused:
+        raise StrictRefused(str(scenario.path), refused)
     return prepared
+
+
+def strict_refusals(scenario: Scenario) -> list[tuple[SweepPoint, list]]:
+    """What ``strict: true`` would refuse at each point of ``scenario`` (every point prepared with
+    ``strict`` forced on, as :func:`prepare_point` refuses it; no kernel runs): ``(point, refused)``."""
+    out = []
+    for point in scenario.points:
+        try:
+            prepare_point(scenario, point, strict=True)
+            out.append((point, []))
+        except StrictRefused as e:
+            out.append((point, e.refused))
+    return out
 
 
 def paired_summary(paired: PairedAccumulator, metrics: list[Metric], acc_a: MetricAccumulator | None = None,
