@@ -335,11 +335,28 @@ def compare(a: Scenario, b: Scenario, *, progress: ProgressFactory | None = None
     return Comparison(a, b, out)
 
 
-def init_example(game: str, question: str | None, dest: Path, *, force: bool = False) -> list[Path]:
+def examples(game: str | None = None) -> list[Scenario]:
+    """The shipped example scenarios (of ``game``, or of every game), by game, question and file name."""
+    known = questions.games_with_questions()
+    if game is not None and game not in known:
+        from analyzer.core.errors import suggest
+        raise ScenarioError("examples", "game", f"unknown game {game!r}{suggest(game, known)}; allowed: "
+                            f"{', '.join(known)}")
+    out = []
+    for g in ([game] if game else known):
+        game_dir = questions.SCENARIO_ROOT / g
+        if game_dir.is_dir():
+            out += [scenario_mod.load(path) for path in scenario_mod.expand_targets([str(game_dir)])]
+    return sorted(out, key=lambda sc: (sc.spec.game, sc.spec.question, sc.path.name))
+
+
+def init_example(game: str, question: str | None, dest: Path, *, force: bool = False,
+                 example: str | None = None) -> list[Path]:
     """Copy shipped example scenarios and every data file they read into ``dest``.
 
-    ``question`` given: its first shipped scenario; otherwise the first of each question of
-    ``game``. The data files are found by preparing every sweep point (what
+    ``example`` given: that shipped scenario (its file name, with or without ``.yaml``; see
+    :func:`examples`); else ``question`` given: its first shipped scenario by file name;
+    otherwise the first of each question of ``game``. The data files are found by preparing every sweep point (what
     :meth:`analyzer.core.questions.Context.find` records), so the copy runs as it is and a player
     edits the values in ``dest`` (a data file beside a scenario overrides the shipped one).
     Refuses to overwrite an existing file unless ``force``. Returns the files written.
@@ -360,8 +377,17 @@ def init_example(game: str, question: str | None, dest: Path, *, force: bool = F
         from analyzer.core.errors import suggest
         raise ScenarioError("init", "game", f"unknown game {game!r}{suggest(game, known)}; allowed: {', '.join(known)}")
     chosen: dict[str, Scenario] = {}
-    for path in scenario_mod.expand_targets([str(game_dir)]):
-        sc = scenario_mod.load(path)
+    shipped = [scenario_mod.load(path) for path in scenario_mod.expand_targets([str(game_dir)])]
+    if example is not None:
+        stem = example[:-5] if example.endswith(".yaml") else example
+        named = [sc for sc in shipped if sc.path.stem == stem and (question is None or sc.spec.question == question)]
+        if not named:
+            from analyzer.core.errors import suggest
+            stems = sorted(sc.path.stem for sc in shipped if question is None or sc.spec.question == question)
+            raise ScenarioError("init", "--example", f"no shipped example {example!r} of {game}"
+                                f"{'/' + question if question else ''}{suggest(stem, stems)}; allowed: {', '.join(stems)}")
+        chosen[named[0].spec.question] = named[0]
+    for sc in shipped if example is None else []:
         if (question is None or sc.spec.question == question) and sc.spec.question not in chosen:
             chosen[sc.spec.question] = sc
     if not chosen:

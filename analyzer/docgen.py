@@ -221,8 +221,15 @@ def cli_markdown() -> str:
     group = _click_group()
     ctx = group.context_class(group, info_name="analyzer")
     out = []
+    commands = []
     for name in cli_commands():
         cmd = group.get_command(ctx, name)
+        if hasattr(cmd, "list_commands"):     # a command family (analyzer data check): each of its commands
+            sub_ctx = cmd.context_class(cmd, info_name=name, parent=ctx)
+            commands += [(f"{name} {sub}", cmd.get_command(sub_ctx, sub)) for sub in cmd.list_commands(sub_ctx)]
+        else:
+            commands.append((name, cmd))
+    for name, cmd in commands:
         out += [f"#### `analyzer {name} {_usage(cmd)}`", ""]
         for para in _paragraphs(cmd.help or ""):
             out += [para, ""]

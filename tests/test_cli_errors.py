@@ -13,14 +13,16 @@ import typer
 from typer.testing import CliRunner
 
 from analyzer.cli.app import COMMANDS, app, build
+from analyzer.bench.harness import BenchmarkUnavailable
 from analyzer.core.errors import AnalyzerError, RunFolderError, ScenarioError
-from analyzer.core.gamedata import DataError
+from analyzer.core.gamedata import DataError, Placeholder
 from analyzer.core.interrupt import RunInterrupted
 from analyzer.core.paths import UnreadableFileError, UnsafePathError
 from analyzer.core.plotspec import PlotError
 from analyzer.core.scenario import ScenarioDataError
 from analyzer.outputs.checkpoint import ResumeError, RunKept
 from analyzer.run.backends import BackendError
+from analyzer.run.runner import StrictRefused
 
 ROOT = Path(__file__).resolve().parent.parent
 LONG = "allowed: " + ", ".join(f"value_{i}" for i in range(40))      # wider than any terminal
@@ -44,6 +46,12 @@ CASES = [
      "plots[0].kind: got 'pie'; allowed: heatmap, line, bars"),
     (BackendError("--scheduler tcp://h:1: no scheduler answered within 10 s"), 2,
      "--scheduler tcp://h:1: no scheduler answered within 10 s"),
+    (BenchmarkUnavailable("bench dw-attack-exact: needs icepool, which is not installed"), 2,
+     "bench dw-attack-exact: needs icepool, which is not installed"),
+    (StrictRefused("s.yaml", [Placeholder("rules.x", "a", "not a published rule", "rule module")]), 2,
+     "s.yaml: strict: strict: true refuses placeholder values: rules.x = 'a' (rule module): not a published rule "
+     "(a value a worked example only bounds counts as a placeholder). Fill them with your copy of the rules or "
+     "set strict: false"),
 ]
 runner = CliRunner()
 
@@ -64,7 +72,7 @@ def _subclasses(cls: type) -> set[type]:
 
 
 def test_every_error_class_of_the_stack_is_covered():
-    """A new AnalyzerError in core, run or outputs must be added to CASES (games may add their own)."""
+    """A new AnalyzerError in core, run, outputs or bench must be added to CASES (games may add their own)."""
     stack = {c for c in _subclasses(AnalyzerError) - {RunInterrupted}
              if c.__module__.startswith("analyzer.") and not c.__module__.startswith("analyzer.games.")}
     assert stack == {type(e) for e, _, _ in CASES}
@@ -122,7 +130,15 @@ def test_an_unexpected_exception_in_a_real_command_prints_its_traceback():
 
 
 def test_every_command_runs_inside_the_handler():
+    from analyzer.cli.common import Group
     registered = {c.name: c.callback for c in app.registered_commands}
-    assert list(registered) == list(COMMANDS)
+    groups = {g.name: g.typer_instance for g in app.registered_groups}
+    assert list(registered) == [n for n, c in COMMANDS.items() if not isinstance(c, Group)]
+    assert list(groups) == [n for n, c in COMMANDS.items() if isinstance(c, Group)]
     for name, callback in registered.items():
         assert callback.__wrapped__ is COMMANDS[name], name
+    for name, sub in groups.items():       # a command family (analyzer data check): each of its commands too
+        commands = {c.name: c.callback for c in sub.registered_commands}
+        assert list(commands) == list(COMMANDS[name].commands), name
+        for sub_name, callback in commands.items():
+            assert callback.__wrapped__ is COMMANDS[name].commands[sub_name], (name, sub_name)

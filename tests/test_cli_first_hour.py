@@ -117,3 +117,30 @@ def test_compile_time_is_kept_out_of_a_points_seconds(monkeypatch):
     assert calls[0] == (0, 0, 0, 1, 1, 1)                      # the one-trial warm-up call comes first
     assert all(r.seconds < 5 for r in results), [r.seconds for r in results]
     assert [r.summaries for r in results] == [r.summaries for r in plain]
+
+
+def _run_it(output: str) -> str:
+    """The 'run it: ...' suggestion of init, whitespace removed (the console wraps it anywhere)."""
+    flat = "".join(output.split())
+    return flat[flat.index("runit:"):].split("otherexamples:")[0]
+
+
+def test_examples_lists_every_shipped_scenario_and_init_copies_the_one_named(tmp_path):
+    """Used to: there was no way to see the shipped examples, and `init GAME QUESTION` always
+    copied the alphabetically first one; `init b17` told the user to run gun_arcs.yaml, a data file."""
+    res = runner.invoke(app, ["examples", "b17", "--json"])
+    assert res.exit_code == 0, res.output
+    listed = {r["example"] for r in json.loads(res.stdout)}
+    shipped = {p.stem for p in (ROOT / "scenarios" / "b17").glob("*.yaml") if "question" in p.read_text()}
+    assert listed == shipped and "gun_arcs" not in listed
+    res = runner.invoke(app, ["init", "b17", "--example", "gun_matrix_skills", str(tmp_path / "copy")])
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "copy" / "gun_matrix_skills.yaml").is_file()
+    run_line = _run_it(res.output)
+    assert run_line.endswith("/copy/gun_matrix_skills.yaml") and "gun_arcs" not in run_line, run_line
+    res = runner.invoke(app, ["init", "b17", str(tmp_path / "all")])
+    run_line = _run_it(res.output)
+    assert "gun_arcs" not in run_line and "gun_shot_skill15.yaml" in run_line, run_line
+    res = runner.invoke(app, ["init", "b17", "--example", "gun_matrx", str(tmp_path / "typo")])
+    assert res.exit_code == 2 and "did you mean 'gun_matrix_skills'" in res.output, res.output
+    assert not (tmp_path / "typo").exists()

@@ -75,6 +75,8 @@ def layer_of(module: str) -> str | None:
         return parts[0]                      # kernels
     if len(parts) == 1:
         return "package"
+    if parts[1] == "__main__":
+        return "cli"                         # python -m analyzer: the command line's entry point
     return parts[1]
 
 

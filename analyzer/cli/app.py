@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import typer
 
-from analyzer.cli import balance, bench, catalog, compare, init, plot, report, run, schema, sensitivity, validate
-from analyzer.cli.common import fail, reported
+from analyzer.cli import balance, bench, catalog, compare, data, init, plot, report, run, schema, sensitivity, validate
+from analyzer.cli.common import Group, fail, reported
 
 HELP = ("Monte-Carlo balance analyzer for tabletop wargames.\n\n"
         "Describe a question in a scenario YAML file (game, question, params, optional sweep), "
@@ -16,11 +16,14 @@ HELP = ("Monte-Carlo balance analyzer for tabletop wargames.\n\n"
         "results/<scenario>/<run-id>/: points.parquet, distributions.parquet, summary.json, "
         "manifest.json and PNG plots.")
 
-#: The commands, in the order ``analyzer --help`` (and the README's reference) lists them.
+#: The commands, in the order ``analyzer --help`` (and the README's reference) lists them; a
+#: :class:`~analyzer.cli.common.Group` is a family of sub-commands (``analyzer data check``), listed
+#: after the single commands.
 COMMANDS = {"run": run.run, "exact": run.exact, "compare": compare.compare, "validate": validate.validate,
-            "list": catalog.list_, "init": init.init, "report": report.report, "sensitivity": sensitivity.sensitivity,
+            "list": catalog.list_, "examples": init.examples, "init": init.init, "report": report.report,
+            "sensitivity": sensitivity.sensitivity,
             "plot": plot.plot, "bench": bench.bench, "matchup": balance.matchup, "solve": balance.solve,
-            "schema": schema.schema}
+            "schema": schema.schema, "data": data.GROUP}
 
 
 #: ``-h`` as well as ``--help``, on the app and on every command
@@ -57,6 +60,13 @@ def build(commands: dict) -> typer.Typer:
 
     _app.__doc__ = HELP
     for name, command in commands.items():
+        if isinstance(command, Group):
+            sub = typer.Typer(add_completion=False, no_args_is_help=True, help=command.help, context_settings=CONTEXT)
+            for sub_name, sub_command in command.commands.items():
+                sub.command(sub_name, context_settings=CONTEXT)(
+                    reported(f"{name} {sub_name} stopped; nothing was written")(sub_command))
+            cli.add_typer(sub, name=name)
+            continue
         cli.command(name, context_settings=CONTEXT)(reported(f"{name} stopped; nothing was written")(command))
     return cli
 

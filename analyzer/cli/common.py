@@ -37,6 +37,14 @@ runner = Lazy("analyzer.run.runner")
 
 err = Console(stderr=True)
 
+
+class Group:
+    """A command family in the app's command table (``analyzer data check``): its help line and its
+    commands (name -> function), each run inside :func:`reported` like a top-level command."""
+
+    def __init__(self, help: str, commands: dict):
+        self.help, self.commands = help, commands
+
 #: Options declared alike by several commands (Typer copies a definition for each command using it).
 THREADS = typer.Option(None, help="Worker threads (results do not depend on it).")
 SVG = typer.Option(False, help="Also write SVG plots.")

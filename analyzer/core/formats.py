@@ -39,6 +39,8 @@ COMPARISON_JSON = FileFormat("comparison.json", FORMAT_KEY, 1, (1,))
 MATCHUP_JSON = FileFormat("matchup.json", FORMAT_KEY, 1, (1,))
 SOLVE_JSON = FileFormat("solve.json", FORMAT_KEY, 1, (1,))
 SENSITIVITY_JSON = FileFormat("sensitivity.json", FORMAT_KEY, 1, (1,))
+#: what ``analyzer data check --json`` prints (stdout only; nothing reads it back)
+DATA_CHECK_JSON = FileFormat("data check JSON", FORMAT_KEY, 1, (1,))
 #: The checkpoints of a resumable run folder (``checkpoint_format`` of its incomplete manifest and
 #: of each point file). 2: point files bound to their run and checked when loaded (format 1 files
 #: were trusted as written: a checkpoint of another scenario, or with an edited trial count,

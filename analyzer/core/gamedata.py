@@ -256,11 +256,13 @@ class DataFiles:
     to the file that holds it (e.g. ``{"merchants": "data/merchants.yaml"}``). Files load
     through the point's context (a copy beside the scenario first), once per point; ``use``
     marks the placeholders under a data path as read, so outputs and ``strict`` see exactly
-    those (``used``)."""
+    those (``used``). ``unlisted``: data paths ``use`` never lists, values the question reports
+    in its own way (a rule module's ``procedure``, listed as the rule option it describes)."""
 
-    def __init__(self, ctx, files: dict[str, str]):
+    def __init__(self, ctx, files: dict[str, str], unlisted: frozenset[str] = frozenset()):
         self.ctx = ctx
         self.files = files
+        self.unlisted = unlisted
         self.used: list[Placeholder] = []
         self._used_keys: set[tuple[str, str]] = set()     # (path, file) of ``used``: O(1) membership
         self._files: dict[str, tuple[Any, list[Placeholder]]] = {}
@@ -277,13 +279,33 @@ class DataFiles:
             raise DataError(f"{self.files[key]}: missing top-level key {key!r}")
         return data[key]
 
+    def _relpath(self, key_path: str) -> str:
+        return self.files[key_path.split(".")[0].split("[")[0]]
+
+    def value_at(self, key_path: str) -> Any:
+        """The plain value at data path ``key_path`` (``combat.reload_module``); None when absent."""
+        top, *rest = key_path.split(".")
+        value = self.get(top)
+        for key in rest:
+            if not isinstance(value, dict) or key not in value:
+                return None
+            value = value[key]
+        return value
+
+    def wrapper_at(self, key_path: str, relpath: str | None = None) -> Placeholder | None:
+        """The ``{ph: ..}`` / ``{ex: ..}`` written exactly at ``key_path`` (used or not); None when
+        the value there is written plainly (or absent)."""
+        _, found = self._file(relpath or self._relpath(key_path))
+        return next((ph for ph in found if ph.path == key_path), None)
+
     def use(self, key_path: str, relpath: str | None = None) -> None:
         """Mark the data at ``key_path`` (``combat.attack_module``, ``convoys[0]``) as used:
         its placeholders join ``used``."""
-        relpath = relpath or self.files[key_path.split(".")[0].split("[")[0]]
+        relpath = relpath or self._relpath(key_path)
         _, found = self._file(relpath)
         for ph in found:
-            if (ph.path, ph.source) not in self._used_keys and is_under(ph.path, key_path):
+            if (ph.path, ph.source) not in self._used_keys and is_under(ph.path, key_path) \
+                    and ph.path not in self.unlisted:
                 self._used_keys.add((ph.path, ph.source))
                 self.used.append(ph)
 

@@ -20,7 +20,9 @@ from analyzer.core.gamedata import Placeholder
 from analyzer.games.uboat_leader.campaign_compile import MAX_FLEET, N_BINS, compile_campaign
 from analyzer.games.uboat_leader.data import GameData
 from analyzer.games.uboat_leader.engagement import PolicyParams
-from analyzer.games.uboat_leader.rules import DIGEST, ENGAGEMENT_OPTIONS, WOLFPACK_OPTIONS, module_placeholders
+from analyzer.games.uboat_leader.rules import (ABSTRACT_POST_COMBAT_BLOCK, CAMPAIGN_MODULE_BLOCKS, DIGEST,
+                                              ENGAGEMENT_OPTIONS, WOLFPACK_OPTIONS, module_placeholders,
+                                              rule_module)
 from analyzer.core.questions import Context, Counter, Metric, PointsCost, Prepared, Question, RuleOption, register
 from kernels.uboat_leader import campaign_state as CS
 from kernels.uboat_leader.campaign import campaign_kernel
@@ -82,7 +84,8 @@ CAMPAIGN_OPTIONS = (
     _copt("advanced_torpedoes", ["placeholder_bonus", "as_normal"],
           "PLACEHOLDER module (G19: 'página 25' missing): FAT/T5 hit bonus, or ordinary torpedoes", "G19"),
 )
-#: campaign options that select a placeholder module (listed as placeholders whatever the value)
+#: campaign options that select a placeholder module (listed as placeholders unless the data
+#: describes them: their blocks are ``rules.CAMPAIGN_MODULE_BLOCKS``)
 CAMPAIGN_PLACEHOLDER_MODULES = ("campaign_reload", "promotion", "advanced_torpedoes")
 #: engagement placeholder modules the abstract model uses (C§7.5)
 ABSTRACT_MODULES = ("rules.uboat_attack", "rules.enemy_attack", "rules.post_combat_stress")
@@ -246,24 +249,33 @@ def campaign_metrics(level_names: list[str], boat_ids: list[str], level_totals: 
 
 def campaign_placeholders(rules: dict, advanced: bool, gd: GameData) -> list[Placeholder]:
     """The rule modules a campaign point runs on (the abstract model uses only three of the
-    engagement's; the advanced-torpedo module only when a boat carries FAT/T5), then every
-    data placeholder ``gd`` marked used."""
+    engagement's; the advanced-torpedo module only when a boat carries FAT/T5) that the data ``gd``
+    does not describe (:func:`~analyzer.games.uboat_leader.rules.rule_module`), then every data
+    placeholder ``gd`` marked used."""
     abstract = rules["contact_model"] == "abstract"
-    placeholders = [ph for ph in module_placeholders(rules) if not abstract or ph.path in ABSTRACT_MODULES]
-    placeholders += [Placeholder(f"rules.{name}", rules[name],
-                                 "G19/G21: placeholder rule module, not a published rule", "rule module")
-                     for name in CAMPAIGN_PLACEHOLDER_MODULES if advanced or name != "advanced_torpedoes"]
+    blocks = {"post_combat_stress": ABSTRACT_POST_COMBAT_BLOCK} if abstract else None
+    placeholders = [ph for ph in module_placeholders(rules, gd, blocks) if not abstract or ph.path in ABSTRACT_MODULES]
+    options = {o.name: o for o in CAMPAIGN_OPTIONS}
+    placeholders += [ph for ph in (rule_module(options[name], rules[name], CAMPAIGN_MODULE_BLOCKS[name], gd,
+                                               "G19/G21: placeholder rule module, not a published rule")
+                                   for name in CAMPAIGN_PLACEHOLDER_MODULES if advanced or name != "advanced_torpedoes")
+                     if ph is not None]
     return placeholders + gd.used
 
 
-def placeholder_note(rules: dict) -> str:
-    """The note every campaign output carries: what its results rest on."""
+def placeholder_note(rules: dict, placeholders: list[Placeholder] | None = None) -> str:
+    """The note every campaign output carries: what its results rest on (``placeholders``: the
+    point's, when known: with none refused by ``strict`` the note says the data is the player's)."""
+    contacts = ("contacts use the abstract contact model (C§7.5), not the tactical display"
+                if rules["contact_model"] == "abstract"
+                else "contacts are fought on the tactical display (C§7.4) with the engagement's "
+                     "PLACEHOLDER combat modules")
+    if placeholders is not None and not any(ph.refused_by_strict for ph in placeholders):
+        return ("campaign results run on the game data and rule modules of your files, none of them a placeholder; "
+                + contacts.replace(" with the engagement's PLACEHOLDER combat modules", ""))
     return ("campaign results run on PLACEHOLDER modules and values: the map, sheet and card numbers, "
             "Post-Combat, Refit resupply, promotion and advanced torpedoes (docs/models/uboat_leader_campaign.md "
-            "§10); " + ("contacts use the abstract contact model (C§7.5), not the tactical display"
-                        if rules["contact_model"] == "abstract"
-                        else "contacts are fought on the tactical display (C§7.4) with the engagement's "
-                             "PLACEHOLDER combat modules"))
+            "§10); " + contacts)
 
 
 @register
@@ -283,7 +295,7 @@ class Campaign(Question):
         arrays = compile_campaign(p, ctx, gd)
         metrics = campaign_metrics(arrays.level_names, arrays.boat_ids, arrays.level_totals)
         placeholders = campaign_placeholders(ctx.rules, any(b.advanced.fat + b.advanced.t5 for b in p.fleet), gd)
-        notes = (placeholder_note(ctx.rules),
+        notes = (placeholder_note(ctx.rules, placeholders),
                  f"fleet cost {arrays.fleet_cost:g} of {arrays.so_total:g} SO; so_spent / so_left count the SO "
                  f"kept for the campaign")
         return Prepared(metrics, N_BINS, kernel=campaign_kernel, args=arrays.args, counters=COUNTERS,

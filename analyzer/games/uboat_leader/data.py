@@ -18,6 +18,7 @@ from pathlib import Path
 from analyzer.core.errors import ScenarioError
 from analyzer.core.gamedata import DataError, DataFiles
 from analyzer.core.questions import Context
+from analyzer.games.uboat_leader.rules import PROCEDURE_PATHS
 
 #: top-level data key -> file (relative to the scenario folder, then scenarios/uboat_leader/)
 FILES = {
@@ -34,10 +35,12 @@ CAMPAIGN_DIR = "campaigns"
 
 
 class GameData(DataFiles):
-    """The data one sweep point reads (:data:`FILES`); ``used`` lists the placeholders it has marked."""
+    """The data one sweep point reads (:data:`FILES`); ``used`` lists the placeholders it has marked
+    (a rule module's ``procedure`` is listed as its rule option, :func:`~analyzer.games.uboat_leader.
+    rules.module_placeholders`, never as data)."""
 
     def __init__(self, ctx: Context):
-        super().__init__(ctx, FILES)
+        super().__init__(ctx, FILES, unlisted=PROCEDURE_PATHS)
 
     def campaign(self, stem: str) -> dict | None:
         """Campaign sheet ``campaigns/<stem>.yaml`` (its ``campaign`` mapping), None if absent."""

@@ -99,6 +99,12 @@ ENGAGEMENT_COUNTERS = tuple(sorted((
 assert [k for k, _ in ENGAGEMENT_COUNTERS] == list(range(S.N_COUNTERS))
 
 
+def module_note(modules: list) -> str:
+    """What an engagement result's combat rests on: the rule modules the data does not describe."""
+    names = ", ".join(ph.path.removeprefix("rules.") for ph in modules)
+    return f"combat after escort detection runs on PLACEHOLDER rule modules (rules.{names}): not published rules"
+
+
 @register
 class Engagement(Question):
     game = "uboat_leader"
@@ -114,9 +120,9 @@ class Engagement(Question):
         chits = tactics_chits(p.tactics, gd, ctx) if p.tactics != "none" else [0]
         battle = compile_engagement(p, ctx, gd, chits)
         args = battle.kernel_args()
-        notes = ["combat after escort detection runs on PLACEHOLDER rule modules (rules.uboat_attack, "
-                 "escort_movement, enemy_attack, reload, post_combat_stress): not published rules"]
-        placeholders = module_placeholders(ctx.rules) + gd.used
+        modules = module_placeholders(ctx.rules, gd)
+        notes = [module_note(modules)] if modules else []
+        placeholders = modules + gd.used
         return Prepared(list(METRICS), battle.n_bins, kernel=engagement_kernel, args=args,
                         counters=tuple(c for _, c in ENGAGEMENT_COUNTERS), placeholders=tuple(placeholders),
                         notes=tuple(notes))

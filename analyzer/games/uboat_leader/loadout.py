@@ -218,7 +218,7 @@ class Loadout(Question):
         advanced = any(b.advanced.fat + b.advanced.t5 for pl in plans for b in pl.fleet)
         placeholders = campaign_placeholders(ctx.rules, advanced, gd)
         so_pol = lambda pl: pl.so if pl.so is not None else p.policy.so  # noqa: E731
-        notes = [placeholder_note(ctx.rules),
+        notes = [placeholder_note(ctx.rules, placeholders),
                  f"{n} fleets on common random numbers (every trial plays each fleet's campaign from the same "
                  f"random stream); vp_diff.<fleet> = VP minus the VP of {base}: its CI is the paired CI"]
         notes += [f"fleet {pl.name}: " + ", ".join(_boat_text(b) for b in pl.fleet)

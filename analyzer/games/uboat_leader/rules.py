@@ -3,12 +3,16 @@
 docs/models/uboat_leader.md §2. The first value of each option is the default (the
 recommended reading). Options named ``*_module``-style below (``uboat_attack``,
 ``escort_movement``, ``enemy_attack``, ``reload``, ``post_combat_stress``) select
-PLACEHOLDER rule modules for procedures the source does not contain: whichever value is
-chosen, it is not a published rule, so it is listed among the run's placeholders.
+PLACEHOLDER rule modules for procedures the source does not contain: the value chosen is
+not a published rule, so it is listed among the run's placeholders -- unless the player's data
+describes it: each module has a data block (:data:`MODULE_BLOCKS`) whose ``procedure:`` key
+names the option value the block describes (shipped as ``{ph: ...}``). Written plainly, equal to
+the value the run selects, in a block holding no placeholder the run uses, the module is the
+player's own copy of the rule and is not listed (docs/models/uboat_leader.md §8).
 """
 from __future__ import annotations
 
-from analyzer.core.gamedata import Placeholder
+from analyzer.core.gamedata import DataError, Placeholder, is_under
 from analyzer.core.questions import RuleOption
 
 DIGEST = "docs/rules/uboat_leader.md"
@@ -54,16 +58,64 @@ RELOAD = _opt("reload", ["post_combat_only", "submerged_end_of_round"],
 POST_COMBAT_STRESS = _opt("post_combat_stress", ["plus_one", "none"],
                           "PLACEHOLDER module for Post-Combat Stress (spec §5.5), not a published rule", "G21")
 
-#: options that select a placeholder rule module (always listed as placeholders when used)
+#: options that select a placeholder rule module (listed as placeholders unless the data describes them)
 PLACEHOLDER_MODULES = (UBOAT_ATTACK, ESCORT_MOVEMENT, ENEMY_ATTACK, RELOAD, POST_COMBAT_STRESS)
 
 WOLFPACK_OPTIONS = (RADIO_CALL_COST, WOLFPACK_STRESS_JOIN)
 ENGAGEMENT_OPTIONS = (ESCORT_VP, TACTICS_TIMING, SILENT_RUNNING_MOVE, SILENT_RUNNING_MARKER, REVEAL_TIMING,
                       BEARING_BEYOND_3, DAMAGE_STACKING, ESCORT_REDETECT) + PLACEHOLDER_MODULES
 
+#: rule module option -> the data block that describes it (its ``procedure:`` names the option value)
+MODULE_BLOCKS = {"uboat_attack": "combat.uboat_attack_module", "escort_movement": "combat.escort_movement_module",
+                 "enemy_attack": "combat.enemy_attack_module", "reload": "combat.reload_module",
+                 "post_combat_stress": "combat.post_combat_module"}
+#: the campaign's rule modules and their blocks (data/campaign/rules.yaml); under ``contact_model:
+#: abstract`` Post-Combat Stress is read from the campaign's block instead of data/combat.yaml's
+CAMPAIGN_MODULE_BLOCKS = {"campaign_reload": "campaign_rules.refit_module",
+                          "promotion": "campaign_rules.promotion_module",
+                          "advanced_torpedoes": "campaign_rules.advanced_torpedo_module"}
+ABSTRACT_POST_COMBAT_BLOCK = "campaign_rules.post_combat_module"
+#: the ``procedure`` keys: reported as the rule option they describe, never as data placeholders
+PROCEDURE_PATHS = frozenset(f"{block}.procedure" for block in (*MODULE_BLOCKS.values(),
+                                                               *CAMPAIGN_MODULE_BLOCKS.values(),
+                                                               ABSTRACT_POST_COMBAT_BLOCK))
 
-def module_placeholders(rules: dict[str, str]) -> list[Placeholder]:
-    """One placeholder per placeholder rule module in use, whatever its value."""
-    return [Placeholder(f"rules.{o.name}", rules[o.name],
-                        f"{o.source.split()[-1]}: placeholder rule module, not a published rule", "rule module")
-            for o in PLACEHOLDER_MODULES if o.name in rules]
+
+def rule_module(option: RuleOption, value: str, block: str, gd, note: str) -> Placeholder | None:
+    """The placeholder of rule module ``option`` (selected ``value``, described by data ``block``),
+    or None when the data makes it the player's: the block's ``procedure`` is written plainly,
+    equals ``value``, and no placeholder (or bound-only example) under the block is used (``gd.used``).
+    Otherwise the note says what the data describes, when it describes something."""
+    placeholder = Placeholder(f"rules.{option.name}", value, note, "rule module")
+    if gd is None:
+        return placeholder
+    path = f"{block}.procedure"
+    procedure = gd.value_at(path)
+    if procedure is None:
+        return placeholder
+    if str(procedure) not in option.values:
+        raise DataError(f"{gd.files[block.split('.')[0]]}: {path}: got {procedure!r}; allowed: "
+                        f"{', '.join(option.values)} (the values of rules.{option.name})")
+    if gd.wrapper_at(path) is not None:
+        return placeholder
+    if str(procedure) != value:
+        return Placeholder(placeholder.path, value, f"{note}; your data describes {procedure} ({path}); the run "
+                                                    f"selects {value}", "rule module")
+    left = [ph.path for ph in gd.used if is_under(ph.path, block) and ph.refused_by_strict]
+    if left:
+        return Placeholder(placeholder.path, value, f"{note}; your data describes {procedure} ({path}) but "
+                                                    f"{len(left)} of its values are still placeholders",
+                           "rule module")
+    return None
+
+
+def module_placeholders(rules: dict[str, str], gd=None, blocks: dict[str, str] | None = None) -> list[Placeholder]:
+    """One placeholder per placeholder rule module in use, unless the data ``gd`` (the point's
+    :class:`~analyzer.games.uboat_leader.data.GameData`, after the question marked what it used)
+    describes it (:func:`rule_module`; ``blocks`` overrides :data:`MODULE_BLOCKS`). Without
+    ``gd`` every module in use is listed."""
+    blocks = {**MODULE_BLOCKS, **(blocks or {})}
+    out = [rule_module(o, rules[o.name], blocks[o.name], gd,
+                       f"{o.source.split()[-1]}: placeholder rule module, not a published rule")
+           for o in PLACEHOLDER_MODULES if o.name in rules]
+    return [ph for ph in out if ph is not None]
