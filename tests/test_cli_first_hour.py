@@ -144,3 +144,23 @@ def test_examples_lists_every_shipped_scenario_and_init_copies_the_one_named(tmp
     res = runner.invoke(app, ["init", "b17", "--example", "gun_matrx", str(tmp_path / "typo")])
     assert res.exit_code == 2 and "did you mean 'gun_matrix_skills'" in res.output, res.output
     assert not (tmp_path / "typo").exists()
+
+
+def test_the_summary_names_the_primary_metric_so_a_narrow_console_shows_it_first():
+    """Used to: summary.json had no primary_metric, so the console's "primary metric first"
+    never applied: at 80 columns a question whose answer is not its first metric hid it (B-17
+    gun_matrix: the kill probability cell fell off behind the per-position means)."""
+    from analyzer import api
+    from analyzer.cli.summary import _summary_table
+    from analyzer.core import scenario as scenario_mod
+    from analyzer.outputs.writer import summary_dict
+
+    sc = scenario_mod.load(ROOT / "scenarios" / "b17" / "gun_matrix_skills.yaml")
+    summary = summary_dict(sc, api.exact(sc), "exact")
+    primary = sc.question.primary_metric
+    assert summary["primary_metric"] == primary
+    names = list(summary["points"][0]["metrics"])
+    assert names.index(primary) > 0                    # not first: the order alone would not show it
+    table, _ = _summary_table(summary, 80)
+    headers = [c.header for c in table.columns]
+    assert any(h.split()[0] == primary for h in headers), headers

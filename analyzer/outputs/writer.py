@@ -119,6 +119,7 @@ def summary_dict(scenario, results: list[PointResult], mode: str = "monte_carlo"
             "counters": r.counters,
         })
     return {"scenario": scenario.name, "game": scenario.spec.game, "question": scenario.spec.question,
+            "primary_metric": scenario.question.primary_metric,
             "mode": mode, "seed": scenario.spec.seed, "version": __version__,
             "execution": execution or {"backend": "local", "workers": 1},
             "points": points, "notes": labelled_notes(points), "placeholders": unique_placeholders(results),
