@@ -164,3 +164,23 @@ def test_the_summary_names_the_primary_metric_so_a_narrow_console_shows_it_first
     table, _ = _summary_table(summary, 80)
     headers = [c.header for c in table.columns]
     assert any(h.split()[0] == primary for h in headers), headers
+
+
+def test_sensitivity_has_json_seed_threads_and_counts_variants(tmp_path):
+    """Used to: `sensitivity` had no --json, --seed, --threads or --no-progress, and its
+    progress bar counted the variants as "trials"."""
+    scen = str(ROOT / "scenarios" / "dystopian_wars" / "attack_ad10.yaml")
+    res = runner.invoke(app, ["sensitivity", scen, "--trials", "2000", "--out", str(tmp_path), "--json",
+                              "--seed", "5", "--threads", "1"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    written = json.loads((Path(doc.pop("folder")) / "sensitivity.json").read_text())
+    written.pop("format_version", None)
+    assert doc == written and doc["variants"]
+    again = json.loads(runner.invoke(app, ["sensitivity", scen, "--trials", "2000", "--out", str(tmp_path),
+                                           "--json", "--seed", "5"]).stdout)
+    other = json.loads(runner.invoke(app, ["sensitivity", scen, "--trials", "2000", "--out", str(tmp_path),
+                                           "--json", "--seed", "6"]).stdout)
+    assert again["variants"] == doc["variants"] and other["base_mean"] != doc["base_mean"]
+    shown = runner.invoke(app, ["sensitivity", scen, "--trials", "2000", "--out", str(tmp_path)])
+    assert "variants" in shown.output and "trials 0:" not in shown.output

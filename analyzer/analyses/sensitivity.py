@@ -376,11 +376,18 @@ def _short(what: str, kind: str) -> str:
     return f"{text} [{kind}]"
 
 
+def document(result: Sensitivity) -> dict:
+    """What sensitivity.json holds (before its format stamp): the ranked variants as rows."""
+    import json
+    rows = [dict(rank=i + 1, **e.row()) for i, e in enumerate(result.ranked())]
+    doc = {"scenario": result.scenario, "metric": result.metric, "base_mean": result.base_mean,
+           "trials": result.trials, "variants": rows, "not_perturbed": result.skipped}
+    return json.loads(json.dumps(doc, default=str))
+
+
 def write(result: Sensitivity, out_root: Path, digest: str) -> Path:
     """``<out>/<scenario>-sensitivity/<run-id>/``: sensitivity.parquet (one row per variant,
     ranked), sensitivity.json and tornado.png; written atomically like a run folder."""
-    import json
-
     import pandas as pd
 
     from analyzer.outputs import writer as outputs
@@ -390,9 +397,7 @@ def write(result: Sensitivity, out_root: Path, digest: str) -> Path:
         tmp = build.tmp
         rows = [dict(rank=i + 1, **e.row()) for i, e in enumerate(result.ranked())]
         outputs.write_parquet(pd.DataFrame(rows), tmp / "sensitivity.parquet")
-        doc = {"scenario": result.scenario, "metric": result.metric, "base_mean": result.base_mean,
-               "trials": result.trials, "variants": rows, "not_perturbed": result.skipped}
-        outputs.write_document(tmp, SENSITIVITY_JSON, json.loads(json.dumps(doc, default=str)))
+        outputs.write_document(tmp, SENSITIVITY_JSON, document(result))
         fig = tornado_figure(result)
         from analyzer.outputs.plots import bounded_bbox
         bounded_bbox(fig, dpi=120)          # at most MAX_FIGURE_PX a side, every text drawn literally

@@ -146,11 +146,13 @@ def set_threads(threads: Optional[int]) -> int:
         fail(str(e))
 
 
-def progress_factory(enabled: bool):
+def progress_factory(enabled: bool, unit: str = "trials"):
+    """A progress display on stderr counting ``unit`` and a factory of per-task advance functions
+    (None, None when not ``enabled``)."""
     if not enabled:
         return None, None
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("trials"), TimeRemainingColumn(), console=err, transient=False)
+                        TextColumn(unit), TimeRemainingColumn(), console=err, transient=False)
 
     def factory(name: str, total: int):
         task = progress.add_task(name, total=total)

@@ -8,7 +8,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from analyzer.cli.common import check_out, err, load_all, progress_factory, stats
+from analyzer.cli.common import THREADS, check_out, err, load_all, progress_factory, set_threads, stats
 from analyzer.core import interrupt
 
 
@@ -23,6 +23,12 @@ def sensitivity(
     out: Path = typer.Option(Path("results"), help="Root folder for the sensitivity folder."),
     force: bool = typer.Option(False, help="Allow more than 10^10 trials per variant, or in all (the scenario "
                                            "and every variant)."),
+    seed: Optional[int] = typer.Option(None, help="Random seed (overrides the file's; every variant shares the "
+                                                  "scenario's streams)."),
+    threads: Optional[int] = THREADS,
+    json_out: bool = typer.Option(False, "--json", help="Print sensitivity.json's content to stdout and nothing "
+                                                        "else (the folder is still written)."),
+    no_progress: bool = typer.Option(False, help="Hide the progress bar."),
 ):
     """Which missing value or rule reading moves the answer most? Every placeholder,
     example-derived value and placeholder default the point uses is moved one step down and
@@ -31,17 +37,25 @@ def sensitivity(
     comes with the 95% CI of B - A. Writes sensitivity.parquet, sensitivity.json and a
     tornado chart."""
     from analyzer.analyses import sensitivity as sens
-    sc = load_all([str(target)], trials=trials, force=force)[0]
+    set_threads(threads)
+    sc = load_all([str(target)], trials=trials, force=force, seed=seed)[0]
     check_out(out)                       # before computing: an unusable --out must not cost the results
-    progress, _ = progress_factory(True)
+    progress, _ = progress_factory(not no_progress and not json_out, unit="variants")
     with interrupt.handling():            # Ctrl-C stops between kernel calls
         n = len(sens.variants(sc, source_values)[0])
-        with progress:
-            task = progress.add_task(f"{sc.name}: variants", total=n)
-            result = sens.run(sc, metric=metric, trials=trials, include_source_values=source_values,
-                              on_variant=lambda i, total, v: progress.update(task, completed=i), force=force)
-            progress.update(task, completed=n)
+        if progress:
+            with progress:
+                task = progress.add_task(sc.name, total=n)
+                result = sens.run(sc, metric=metric, trials=trials, include_source_values=source_values,
+                                  on_variant=lambda i, total, v: progress.update(task, completed=i), force=force)
+                progress.update(task, completed=n)
+        else:
+            result = sens.run(sc, metric=metric, trials=trials, include_source_values=source_values, force=force)
         folder = sens.write(result, out, sc.digest)
+    if json_out:
+        import json
+        typer.echo(json.dumps({**sens.document(result), "folder": str(folder)}, indent=2))
+        return
     table = Table(title=f"{sc.name}: effect on mean {result.metric} (base {result.base_mean:.4g}, "
                         f"{result.trials:,} trials per variant)", title_justify="left")
     for col in ("value changed", "from → to", "effect ±se  [95% CI]"):
