@@ -163,6 +163,13 @@ def validate_rules(file: str, question: registry.Question, rules: dict[str, Any]
             raise ScenarioError(file, f"{where}.{name}", f"unknown rule option{suggest(name, options)}; "
                                 f"allowed: {allowed}")
         opt = options[name]
+        if isinstance(value, bool) and str(value) not in opt.values:
+            # YAML 1.1 reads unquoted yes/no/on/off/true/false as booleans
+            meant = next((v for v in opt.values if v in (("yes", "on", "true") if value else ("no", "off", "false"))),
+                         opt.values[-1])
+            raise ScenarioError(file, f"{where}.{name}", f"got {show(value)} (YAML reads an unquoted yes/no, on/off or "
+                                f"true/false as a boolean); allowed: {', '.join(opt.values)}: quote the value, e.g. "
+                                f'{name}: "{meant}"')
         if str(value) not in opt.values:
             raise ScenarioError(file, f"{where}.{name}", f"got {show(value)}; allowed: "
                                 f"{', '.join(opt.values)}{suggest(value, opt.values)}")

@@ -11,11 +11,11 @@ from kernels._jit import jit, parallel_jit, unmanaged_jit
 from kernels.driver import run_trials
 from kernels.hacse_naval import damage as kd
 
-N_METRICS = 4   # rounds_burning, damage, p_row_destroyed, p_sunk
+N_METRICS = 5   # rounds_burning, damage, p_row_destroyed, p_sunk, damage_dealt
 #: A fire that no roll can put out (e.g. 3W10 > 3 x Basiszahl 10) on a hex without a hull row
 #: would burn for ever: the trial stops after this many rounds and counters[0] counts it.
 MAX_FIRE_ROUNDS = 1000
-N_COUNTERS = 1
+N_COUNTERS = 2   # the round cap; tally T_CUT (fires or follow-up hits the workspace could not hold)
 
 
 @unmanaged_jit
@@ -41,8 +41,10 @@ def put_out(tally, fire_rows, all_fires):
 
 @unmanaged_jit
 def fire_trial(state, values, counters, ws, args):
-    """Metrics per trial: rounds_burning, damage, p_row_destroyed, p_sunk (spec §4.5)."""
-    (start_hex, n_dice, threshold, overroll, all_fires, same_row, rows, hex_rows, hex_n, info) = args
+    """Metrics per trial: rounds_burning, damage (capped at each row's [HP]), p_row_destroyed, p_sunk,
+    damage_dealt (spec §4.5). ``per_ship`` (rule fire_damage): a burning ship takes one 2-damage hit a
+    round, at the oldest fire's row (fire_row same_row) or a random row of its hex; else every fire does."""
+    (start_hex, n_dice, threshold, overroll, all_fires, same_row, per_ship, rows, hex_rows, hex_n, info) = args
     dmg, tally, stack, fire_rows = ws
     kd.reset(dmg, tally)
     dealt = kd.fire_outbreak(state, start_hex, rows, hex_rows, hex_n, info, dmg, tally, stack, fire_rows)
@@ -58,6 +60,8 @@ def fire_trial(state, values, counters, ws, args):
                 break
         rounds += 1
         burning = tally[kd.T_ACTIVE_FIRES]   # fires started during this step burn from the next round
+        if per_ship == 1:
+            burning = 1
         for i in range(burning):
             if tally[kd.T_SUNK] == 1:
                 break
@@ -67,15 +71,17 @@ def fire_trial(state, values, counters, ws, args):
             dealt += kd.hit_row(state, r, per_round, kd.FROM_FIRE, rows, hex_rows, hex_n, info, dmg, tally, stack,
                                 fire_rows)
     values[0] = rounds
-    values[1] = dealt
+    values[1] = kd.damage_taken(rows, dmg)
     values[2] = kd.any_row_destroyed(rows, dmg)
     values[3] = tally[kd.T_SUNK]
+    values[4] = dealt
+    counters[1] += tally[kd.T_CUT]
 
 
 @jit
 def _ws(args):
-    """(dmg, tally, stack, fire_rows) for the sheet in ``args[6]`` (see kd.workspace_arrays)."""
-    return kd.workspace_arrays(args[6].shape[0])
+    """(dmg, tally, stack, fire_rows) for the sheet in ``args[7]`` (see kd.workspace_arrays)."""
+    return kd.workspace_arrays(args[7].shape[0])
 
 
 @parallel_jit

@@ -15,8 +15,8 @@ from tests.stat_checks import assert_histogram_matches
 # kernel histogram vs reference sample, bin by bin and by mean, at SIGMAS combined SEs (generic)
 from tests.uboat_leader.helpers import assert_distributions_agree, assert_means_agree  # noqa: F401 (re-exported)
 
-__all__ = ["assert_distributions_agree", "assert_means_agree", "assert_kernel_matches_exact", "context", "exact_probs",
-           "prepare", "run", "DATA", "SCEN"]
+__all__ = ["assert_distributions_agree", "assert_means_agree", "assert_kernel_matches_exact", "barge_fire", "context",
+           "exact_probs", "prepare", "run", "DATA", "SCEN"]
 ROOT = Path(__file__).resolve().parents[2]
 SCEN = ROOT / "scenarios" / "hacse_naval"
 DATA = ref.load_data(str(SCEN))
@@ -56,3 +56,16 @@ def assert_kernel_matches_exact(prep, trials, seed=1, what=""):
     for name, c in counts.items():
         assert_histogram_matches(c, exact_probs(answer[name]), what=f"{what} {name}")
     return counts, answer
+
+
+def barge_fire(tmp_path, second_row: str):
+    """The fire question's Prepared for a fire no roll puts out (3W10 > 3 x Basiszahl 10) in hex 1
+    of a barge whose hex 0 is its Rumpf [20] and hex 1 holds the one row ``second_row`` (YAML)."""
+    (tmp_path / "ships").mkdir()
+    (tmp_path / "ships" / "barge.yaml").write_text(
+        "ship: {name: Barge, bm: -1, max_speed: 2, hexes: [{rows: [{name: Rumpf, kinds: [rumpf], hp: 20}]},"
+        f" {{rows: [{second_row}]}}]}}\n")
+    q = questions.get("hacse_naval", "fire")
+    ctx = context(q)
+    ctx.scenario_dir = tmp_path
+    return q.prepare(q.Params.model_validate({"ship": "barge", "hex": 1, "base_number": 10}), ctx)

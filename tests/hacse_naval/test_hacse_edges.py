@@ -128,7 +128,8 @@ SOURCE_VALUES = {
     "hacse.sighting.periscope_depth": 1, "hacse.sighting.sonar_per_own_speed": 1,
     "hacse.sighting.sonar_per_depth": 2, "hacse.sighting.sonar_per_hex": 1, "hacse.sighting.sonar_per_sub_speed": 2,
     "hacse.sighting.asdic_per_depth": 2, "hacse.sighting.asdic_hexes_per_step": 3,
-    "hacse.sighting.asdic_max_own_speed": 6,
+    "hacse.sighting.asdic_max_own_speed": 6, "hacse.sighting.rangefinder_range_multiple": 2,
+    "hacse.sighting.radar_range_multiple": 3, "hacse.sighting.radar_limit_hexes_per_step": 5,
 }
 
 
@@ -183,8 +184,9 @@ def test_the_row_effect_table_is_data(tmp_path):
     (tmp_path / "data" / "hacse.yaml").write_text(edited)
     q = get("hacse_naval", "torpedo_salvo")
     params = q.Params.model_validate({"ship": "destroyer", "torpedoes": 1, "hit_probability": 1.0})
-    shipped = q.prepare(params, context(q)).exact()["fires"].mean
-    ctx = context(q)
+    once = {"fire_repeats": "once_per_threshold"}          # the exact mode refuses repeated fires (issue 29)
+    shipped = q.prepare(params, context(q, once)).exact()["fires"].mean
+    ctx = context(q, once)
     ctx.scenario_dir = tmp_path
     prep = q.prepare(params, ctx)
     assert shipped > 0 and prep.exact()["fires"].mean == 0

@@ -37,20 +37,14 @@ def test_fire_kernel_matches_reference(rules):
 def test_fire_that_cannot_be_put_out_and_cannot_sink_the_ship_hits_the_named_cap(tmp_path):
     """3W10 > 3 x Basiszahl 10 never succeeds; a fire in a hex without a hull row never sinks the
     ship: every trial stops at MAX_FIRE_ROUNDS and the counter (noted in outputs) says so."""
-    from analyzer.core.questions import get
     from kernels.hacse_naval.fire import MAX_FIRE_ROUNDS
-    from tests.hacse_naval.helpers import context
-    (tmp_path / "ships").mkdir()
-    (tmp_path / "ships" / "barge.yaml").write_text(
-        "ship: {name: Barge, bm: -1, max_speed: 2, hexes: [{rows: [{name: Rumpf, kinds: [rumpf], hp: 20}]},"
-        " {rows: [{name: Katapult, kinds: [katapult], hp: 4}]}]}\n")
-    q = get("hacse_naval", "fire")
-    ctx = context(q)
-    ctx.scenario_dir = tmp_path
-    prep = q.prepare(q.Params.model_validate({"ship": "barge", "hex": 1, "base_number": 10}), ctx)
+    from tests.hacse_naval.helpers import barge_fire
+    prep = barge_fire(tmp_path, "{name: Katapult, kinds: [katapult], hp: 4}")
     hist, moments, counters = prep.run_kernel(1, 2, 0, 1, 300, 300)
     assert counters.sum() == 300 and prep.counters[0].note.startswith("fires still burning")
-    assert (moments[0, 0, 0], moments[0, 1, 0]) == (300 * MAX_FIRE_ROUNDS, 300 * (2 + 2 * MAX_FIRE_ROUNDS))
+    # damage_dealt (metric 4, issue 29: `damage` is capped at the Katapult's [4])
+    assert (moments[0, 0, 0], moments[0, 4, 0]) == (300 * MAX_FIRE_ROUNDS, 300 * (2 + 2 * MAX_FIRE_ROUNDS))
+    assert moments[0, 1, 0] == 300 * 4
     assert hist[0, 3, 0] == 300                     # never sunk
 
 

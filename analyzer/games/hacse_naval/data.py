@@ -166,10 +166,17 @@ def compile_sheet(name: str, sheet: ShipSheet, rules: dict[str, str], data: Data
             sink = hp
             if sheet.submarine and fx["destroyed"] & kd.FX_SINK:      # H9: rows that also list the hull
                 func = half
-                if rules.get("sub_hull_rows", "functions_at_half") == "all_at_half":
+                hull_rows = rules.get("sub_hull_rows", "functions_at_half")
+                if hull_rows == "all_at_half" or (hull_rows == "combined_rows_at_half" and len(set(row.kinds)) > 1):
                     sink = half
             special = 1 if rules.get("threshold_less_rows", "destroyed") == "any_hit" else func
-            rows.append([h, hp, row.he or 0, half, func, special, sink, fx["half"], fx["destroyed"], fx["unstated"]])
+            repeat = kd.NEVER                                         # fire_repeats: from the lowest fire threshold
+            if rules.get("fire_repeats", "once_per_threshold") == "every_hit_past_threshold":
+                for at, trigger in ((half, "half"), (func, "destroyed"), (special, "unstated")):
+                    if fx[trigger] & kd.FX_FIRE:
+                        repeat = min(repeat, at)
+            rows.append([h, hp, row.he or 0, half, func, special, sink, fx["half"], fx["destroyed"], fx["unstated"],
+                         repeat])
             elig.append(bool(underwater & set(row.kinds)))
     if not any(r[kd.FUNC_FX] & kd.FX_SINK for r in rows):
         raise DataError(f"{SHIP_DIR}/{name}.yaml: ship.hexes: no row can sink the ship (give a Rumpf row)")
@@ -193,6 +200,7 @@ def compile_sheet(name: str, sheet: ShipSheet, rules: dict[str, str], data: Data
     info[kd.MAX_SPEED] = sheet.max_speed
     info[kd.SUB_LEAK_ONCE] = int(rules.get("sub_leak_depth", "per_row") == "once")
     info[kd.FIRE_SPREADS] = int(rules.get("fire_spreads", "yes") == "yes")
+    info[kd.FIRE_REPEATS] = int(rules.get("fire_repeats", "once_per_threshold") == "every_hit_past_threshold")
     info[kd.ENGINE_MODE] = int(rules.get("engine_speed", "destroyed_rows") == "damage_share")
     info[kd.SPEED_LEAK] = int(get("speed_effects.leak"))
     info[kd.SPEED_LOSS] = int(get("speed_effects.speed_loss"))
@@ -201,6 +209,36 @@ def compile_sheet(name: str, sheet: ShipSheet, rules: dict[str, str], data: Data
     info[kd.FIRE_PER_ROUND] = int(get("fire.damage_per_round"))
     info[kd.MAGAZINE_DICE] = int(get("magazine.explosion_dice"))
     return Sheet(name, sheet, rows, hex_rows, hex_n, hex_elig, hex_elig_n, info)
+
+
+#: rule hit_location / mine_hit_location: how the struck row is drawn (placeholder module, gaps G4/G11)
+HIT_LOCATION_NOTES = {
+    "hex_then_row": "a uniform hex among those holding a Rumpf/Maschinenraum/Tank/Magazin row, then a uniform "
+                    "such row of it",
+    "uniform_row": "uniform over every Rumpf/Maschinenraum/Tank/Magazin row of the ship",
+    "bow_hex": "the ship's first (bow) hex holding such a row, then a uniform such row of it",
+}
+
+
+def hit_location_placeholder(option: str, value: str) -> Placeholder:
+    """The hit-location rule a torpedo or mine point used: not in the source, so a placeholder."""
+    return Placeholder(f"rules.{option}", value, f"G4/G11: the row a torpedo or mine strikes is not in the source "
+                       f"(only its kinds, l.89/l.95); {value} = {HIT_LOCATION_NOTES[value]}", "rule module")
+
+
+def hit_rows(sheet: Sheet, mode: str) -> list[tuple[int, float]]:
+    """[(row, p)] of a torpedo or mine hit under hit location ``mode`` (HIT_LOCATION_NOTES)."""
+    hexes = sheet.torpedo_hexes
+    if mode == "bow_hex":
+        hexes = hexes[:1]
+    if mode == "uniform_row":
+        rows = [int(sheet.hex_elig[h, i]) for h in hexes for i in range(int(sheet.hex_elig_n[h]))]
+        return [(r, 1.0 / len(rows)) for r in rows]
+    out = []
+    for h in hexes:
+        n = int(sheet.hex_elig_n[h])
+        out += [(int(sheet.hex_elig[h, i]), 1.0 / (len(hexes) * n)) for i in range(n)]
+    return out
 
 
 def param_error(ctx: Context, path: str, message: str) -> ScenarioError:

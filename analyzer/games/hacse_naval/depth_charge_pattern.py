@@ -110,7 +110,13 @@ class DepthChargePattern(Question):
             return rank_notes(summaries, metrics, exact)
 
         notes = [f"{len(patterns)} patterns of {p.charges} charges from {len(candidates)} candidate drops; U-boat "
-                 f"sheet {cc.sheet.name}; each trial drops every pattern on the same U-boat draw"]
+                 f"sheet {cc.sheet.name}; each trial drops every pattern on the same U-boat draw",
+                 pattern_key_note(metrics)]
+        deep = [dep for dep in p.sub.depths() if dep > cc.max_depth]
+        if deep:
+            notes.append(f"sub.depth {', '.join(map(str, deep))} is below the U-boat's maximum depth {cc.max_depth} "
+                         f"(ships/{p.sub.ship}.yaml max_depth): there it takes W10 per level below at the end of the "
+                         f"round ('W10 Schaden je Lvl Unterschied', source l.39)")
         return Prepared(metrics, 2, kernel=k.pattern_kernel, args=cc.args(np.asarray(patterns, np.int64)),
                         exact=exact_answer, derived_notes=ranking,
                         placeholders=tuple(d.used + sheet_placeholders()), notes=tuple(notes))
@@ -120,13 +126,22 @@ class DepthChargePattern(Question):
         return plots.pattern_figures(meta, points)
 
 
+def pattern_key_note(metrics: list[Metric]) -> str:
+    """The metric names' patterns, in the table's order: 'patterns: p000 = d1x6, p001 = d1x5 d2x1, ...'."""
+    return "patterns: " + ", ".join(f"{m.name.removeprefix('p_sunk_')} = {_label(m)}" for m in metrics)
+
+
+def _label(m: Metric) -> str:
+    return m.label.removeprefix("P(sunk) with pattern ")
+
+
 def ranking(summaries: dict, metrics: list[Metric]) -> list[tuple[str, str, float, float, float]]:
     """[(metric name, pattern label, P(sunk), CI low, CI high)], best first (ties: listed order)."""
     rows = []
     for m in metrics:
         s = summaries.get(m.name)
         if s is not None:
-            rows.append((m.name, m.label.removeprefix("P(sunk) with pattern "), s.mean, s.ci_low, s.ci_high))
+            rows.append((m.name, _label(m), s.mean, s.ci_low, s.ci_high))
     return sorted(rows, key=lambda r: -r[2])
 
 
@@ -135,9 +150,9 @@ def rank_notes(summaries: dict, metrics: list[Metric], exact: bool) -> list[str]
     if not rows:
         return []
     out = []
-    for i, (_, label, mean, lo, hi) in enumerate(rows[:RANKED_IN_NOTES]):
+    for i, (name, label, mean, lo, hi) in enumerate(rows[:RANKED_IN_NOTES]):
         ci = "" if exact else f" [95% CI {lo:.4f}, {hi:.4f}]"
-        out.append(f"pattern rank {i + 1}: {label}: P(sunk) = {mean:.4f}{ci}")
+        out.append(f"pattern rank {i + 1}: {label} ({name}): P(sunk) = {mean:.4f}{ci}")
     if not exact and len(rows) > 1:
         best, second = rows[0], rows[1]
         clear = best[3] > second[4]

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from analyzer.games.hacse_naval import rules as R
-from analyzer.games.hacse_naval.data import Data, param_error
-from analyzer.games.hacse_naval.depth_charge import sheet_placeholders
+from analyzer.games.hacse_naval.data import Data, hit_location_placeholder, param_error
 from analyzer.games.hacse_naval.exact_damage import TooLarge
-from analyzer.games.hacse_naval.torpedo_salvo import exact_underwater, max_underwater_damage, summarise_states
+from analyzer.games.hacse_naval.torpedo_salvo import (CUT_COUNTER, exact_underwater, max_underwater_damage,
+                                                      refuse_in_exact, summarise_states, underwater_args,
+                                                      underwater_metrics)
 from analyzer.core.questions import Context, ExactAnswer, Metric, Prepared, Question, register
 from kernels.hacse_naval import torpedo_salvo as k
 
@@ -43,7 +43,7 @@ class MineField(Question):
     name = "mine_field"
     summary = "A ship crossing a minefield: 3W10 per mine to Rumpf/Maschinenraum/Tank/Magazin rows (exact mode)"
     Params = MineFieldParams
-    rule_options = R.DAMAGE_OPTIONS
+    rule_options = (R.MINE_HIT_LOCATION,) + R.DAMAGE_OPTIONS + R.FIRE_OPTIONS
     primary_metric = "p_sunk"
     supports_exact = True
 
@@ -52,26 +52,27 @@ class MineField(Question):
         sheet = d.sheet(p.ship, "ship", ctx.rules)
         n_dice = p.damage_dice if p.damage_dice is not None else int(d.rule("mine.damage_dice"))
         f = Fraction(round(p.density * 1000), 1000)
-        elig = np.asarray(sheet.torpedo_hexes, np.int64)
-        if elig.size == 0:
-            raise param_error(ctx, "ship", f"{p.ship!r} has no Rumpf, Maschinenraum, Tank or Magazin row")
-        args = (p.hexes, f.numerator, f.denominator, n_dice, elig) + sheet.arrays()
-        metrics = [Metric("p_sunk", "P(ship sunk crossing the field)", "probability"),
-                   Metric("damage", "damage the ship's rows took (mines, magazine explosions, fires' first 2)")]
+        mode = ctx.rules["mine_hit_location"]
+        args = (p.hexes, f.numerator, f.denominator, n_dice) + underwater_args(ctx, sheet, mode) + sheet.arrays()
+        metrics = underwater_metrics("mines") + [
+            Metric("damage_dealt", "damage dealt, not capped (mines, magazine explosions, fires' first 2; points "
+                                   "beyond a destroyed row's [HP] counted too)")]
 
         def exact_answer():
+            refuse_in_exact(ctx)
             try:
-                dist = exact_underwater(sheet, p.hexes, float(f), n_dice, True)
+                dist = exact_underwater(sheet, p.hexes, float(f), n_dice, True, mode)
             except TooLarge as e:
                 raise param_error(ctx, "hexes", str(e)) from None
             out = summarise_states(sheet, dist)
-            return ExactAnswer({m: out[m] for m in ("p_sunk", "damage")},
-                               (f"exact: {len(dist):,} damage states enumerated",))
+            return ExactAnswer({m: out[m] for m in ("p_sunk", "damage", "damage_dealt")},
+                               (f"exact: {dist.n_states:,} damage states enumerated",))
 
         notes = [f"{p.hexes} hexes at mine density {f}; {n_dice}W10 per mine; sheet {sheet.name}; mines lie on the "
                  f"surface (placeholder G12), no minesweeping gear"]
         return Prepared(metrics, max_underwater_damage(sheet, p.hexes, n_dice) + 1, kernel=k.mine_field_kernel,
-                        args=args, exact=exact_answer, placeholders=tuple(d.used + sheet_placeholders()),
+                        args=args, exact=exact_answer, counters=(CUT_COUNTER,),
+                        placeholders=tuple(d.used + [hit_location_placeholder("mine_hit_location", mode)]),
                         notes=tuple(notes))
 
     def plots(self, meta, points, dists):

@@ -103,8 +103,8 @@ def fire_figures(meta, points, dists) -> list:
     x = "base_number" if "base_number" in swept else (swept[0] if swept else None)
     if x is None:
         return []
-    return _line_panels(meta, points, [("damage", "mean fire damage"), ("rounds_burning", "mean rounds burning"),
-                                       ("p_row_destroyed", "P(a row destroyed)")],
+    return _line_panels(meta, points, [("damage", "mean fire damage taken (capped at [HP])"),
+                                       ("rounds_burning", "mean rounds burning"), ("p_row_destroyed", "P(a row destroyed)")],
                         x, "what a fire on board costs, by Basiszahl")
 
 
@@ -112,8 +112,8 @@ def torpedo_figures(meta, points, dists) -> list:
     swept = _swept(meta, points)
     if not swept:
         return []
-    return _line_panels(meta, points, [("p_sunk", "P(ship sunk)"), ("damage", "mean damage"),
-                                       ("speed_lost", "mean speed lost"), ("fires", "mean fires started")],
+    return _line_panels(meta, points, [("p_sunk", "P(ship sunk)"), ("damage", "mean damage taken (capped at [HP])"),
+                                       ("speed_lost", "mean speed lost (sunk ships included)"), ("fires", "mean fires started")],
                         swept[0], "torpedo salvo against the ship")
 
 
@@ -121,8 +121,8 @@ def mine_figures(meta, points, dists) -> list:
     swept = _swept(meta, points)
     if not swept:
         return []
-    return _line_panels(meta, points, [("p_sunk", "P(ship sunk)"), ("damage", "mean damage")], swept[0],
-                        "crossing a minefield")
+    return _line_panels(meta, points, [("p_sunk", "P(ship sunk)"), ("damage", "mean damage taken (capped at [HP])")],
+                        swept[0], "crossing a minefield")
 
 
 def sighting_figures(meta, points) -> list:

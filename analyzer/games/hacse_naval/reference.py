@@ -23,20 +23,27 @@ if not os.path.isdir(DEFAULT_DIR):
 QUESTIONS = ("depth_charge", "depth_charge_pattern", "torpedo_salvo", "mine_field", "fire", "sighting")
 METRICS = {
     "depth_charge": ("damage", "p_sunk", "p_leaking", "thrower_damage", "total_damage"),
-    "torpedo_salvo": ("p_sunk", "damage", "speed_lost", "fires"),
-    "mine_field": ("p_sunk", "damage"),
-    "fire": ("rounds_burning", "damage", "p_row_destroyed", "p_sunk"),
-    "sighting": ("p_sighted_round", "p_sighted_within", "rounds_to_sighting"),
+    "torpedo_salvo": ("p_sunk", "damage", "speed_lost", "fires", "damage_dealt"),
+    "mine_field": ("p_sunk", "damage", "damage_dealt"),
+    "fire": ("rounds_burning", "damage", "p_row_destroyed", "p_sunk", "damage_dealt"),
+    "sighting": ("p_sighted_within", "p_sighted_round", "rounds_to_sighting", "rounds_to_sighting_if_seen"),
 }
 DEFAULT_RULES = {
     "half_hp": "ceil", "sub_hull_rows": "functions_at_half", "sub_leak_depth": "per_row",
     "overrun_dice": "per_level", "threshold_less_rows": "destroyed", "engine_speed": "destroyed_rows",
     "fire_extinguish": "overroll", "extinguish_scope": "all_fires", "fire_row": "new_random_row",
-    "fire_spreads": "yes", "charge_roll": "one_per_charge", "depth_unit": "levels",
+    "fire_spreads": "yes", "fire_repeats": "every_hit_past_threshold", "fire_damage": "per_fire",
+    "hit_location": "hex_then_row", "mine_hit_location": "hex_then_row", "charge_roll": "one_per_charge", "depth_unit": "levels",
     "periscope_difficulty": "added_to_range", "sonar_terms": "replace", "range_steps": "floor",
-    "roll_model": "linear",
+    "roll_model": "linear", "sub_target_bm": "not_a_ship", "radar_limit": "penalty_at_least_1_per_5_hex",
+    "radar_with_rangefinder": "multiply",
 }
+# the depth-charge questions offer no fire_repeats option: their fires start once per threshold
+QUESTION_DEFAULTS = {"depth_charge": {"fire_repeats": "once_per_threshold"},
+                     "depth_charge_pattern": {"fire_repeats": "once_per_threshold"}}
 FIRE_ROUND_LIMIT = 1000
+CHAIN_LIMIT = 256          # fires one hit may set off (spec §3)
+FIRE_KINDS = {"schornstein", "maschinenraum", "flugbenzin"}   # "durch Treffer auf Schornstein, Maschinenraum, Flugbenzin"
 UNDERWATER_KINDS = {"rumpf", "maschinenraum", "tank", "magazin"}
 NO_THRESHOLD_KINDS = {"tank", "flugbenzin", "magazin", "batterie"}
 
@@ -84,7 +91,8 @@ class Row:
         lists_hull = submarine and "rumpf" in self.kinds
         # a U-boat row that lists the hull works (and fails) from half its hit points
         self.fails_at = self.half if lists_hull else self.hp
-        if lists_hull and rules["sub_hull_rows"] == "all_at_half":
+        if lists_hull and (rules["sub_hull_rows"] == "all_at_half" or
+                           (rules["sub_hull_rows"] == "combined_rows_at_half" and len(self.kinds) > 1)):
             self.sinks_at = self.half
         else:
             self.sinks_at = self.hp
@@ -114,12 +122,23 @@ class Ship:
         self.slowed = 0
         self.fires_started = 0
         self.burning = []          # rows first hit by each fire still burning
+        self.depth = 0             # nesting of damage() calls (one weapon hit and what it sets off)
+        self.chain_fires = 0       # fires that hit has set off: a chain stops at CHAIN_LIMIT
 
     # ---- effects
     def damage(self, row, amount, by_fire=False) -> int:
         """Deal ``amount`` to ``row``; returns everything dealt, the effects' damage included."""
         if amount <= 0:
             return 0
+        if self.depth == 0:
+            self.chain_fires = 0
+        self.depth += 1
+        try:
+            return self._damage(row, amount, by_fire)
+        finally:
+            self.depth -= 1
+
+    def _damage(self, row, amount, by_fire):
         before = row.damage
         row.damage += amount
         after = row.damage
@@ -128,7 +147,19 @@ class Ship:
         def reached(level):
             return before < level <= after
         may_burn = (not by_fire) or self.rules["fire_spreads"] == "yes"
+        # "Ein Feuer kann in der selben Zeile wiederholt ausbrechen": a hit on a row already past its
+        # fire threshold starts another fire (rule fire_repeats)
+        again = may_burn and self.rules["fire_repeats"] == "every_hit_past_threshold"
+
+        def past(level):
+            return again and before >= level
         later = []
+        if past(row.half) and "maschinenraum" in row.kinds:
+            later.append(("fire", row.hex))
+        if past(row.fails_at) and "schornstein" in row.kinds:
+            later.append(("fire", row.hex))
+        if past(row.no_threshold_at) and "flugbenzin" in row.kinds:
+            later.append(("fire", row.hex))
         if reached(row.half):
             if "rumpf" in row.kinds:
                 self.leaks += 1
@@ -161,6 +192,11 @@ class Ship:
         return total
 
     def start_fire(self, hex_index) -> int:
+        if self.depth == 0:                      # a fire started directly (the fire question's first)
+            self.chain_fires = 0
+        if self.chain_fires >= CHAIN_LIMIT:      # repeated fires in a hex of one fire row never end
+            return 0
+        self.chain_fires += 1
         row = self.rng.choice(self.hexes[hex_index])
         self.fires_started += 1
         self.burning.append(row)
@@ -179,11 +215,20 @@ class Ship:
                 engine = self.max_speed - math.floor(self.max_speed * left / hp)
         return min(self.max_speed, self.slowed + engine)
 
-    def underwater_row(self):
-        """A torpedo/mine hit: a random hex holding an eligible row, then one of those rows."""
+    def underwater_row(self, where="hex_then_row"):
+        """A torpedo/mine hit (rules hit_location / mine_hit_location): a random hex holding an
+        eligible row, then one of those rows; any eligible row of the ship; or one of the bow's."""
         hexes = [[r for r in hx if r.kinds & UNDERWATER_KINDS] for hx in self.hexes]
+        if where == "bow_hex":
+            return self.rng.choice(hexes[0])
         hexes = [hx for hx in hexes if hx]
+        if where == "uniform_row":
+            return self.rng.choice([r for hx in hexes for r in hx])
         return self.rng.choice(self.rng.choice(hexes))
+
+    def damage_taken(self) -> int:
+        """Each row's damage capped at its [HP]."""
+        return sum(min(r.damage, r.hp) for r in self.rows)
 
 
 def _constants(data):
@@ -303,8 +348,9 @@ def torpedo_trial(rng, params, rules, data):
     took = 0
     for _ in range(params["torpedoes"]):
         if rng.random() < p_hit and not ship.sunk:
-            took += ship.damage(ship.underwater_row(), sum(W10(rng) for _ in range(dice)))
-    return {"p_sunk": int(ship.sunk), "damage": took, "speed_lost": ship.speed_lost(), "fires": ship.fires_started}
+            took += ship.damage(ship.underwater_row(rules["hit_location"]), sum(W10(rng) for _ in range(dice)))
+    return {"p_sunk": int(ship.sunk), "damage": ship.damage_taken(), "speed_lost": ship.speed_lost(),
+            "fires": ship.fires_started, "damage_dealt": took}
 
 
 def torpedo_positions(speed, max_range, lifetime="floor"):
@@ -327,8 +373,8 @@ def mine_trial(rng, params, rules, data):
         if ship.sunk:
             break
         if rng.random() < params["density"]:
-            took += ship.damage(ship.underwater_row(), sum(W10(rng) for _ in range(dice)))
-    return {"p_sunk": int(ship.sunk), "damage": took}
+            took += ship.damage(ship.underwater_row(rules["mine_hit_location"]), sum(W10(rng) for _ in range(dice)))
+    return {"p_sunk": int(ship.sunk), "damage": ship.damage_taken(), "damage_dealt": took}
 
 
 # --------------------------------------------------------------------------- fire
@@ -338,7 +384,10 @@ def fire_trial(rng, params, rules, data):
     base = params.get("base_number")
     base = c["base_number"] if base is None else base
     target = c["fire"]["base_multiple"] * base
-    took = ship.start_fire(params.get("hex", 0))
+    start = params.get("hex")
+    if start is None:      # the first hex with a row that can start a fire (else hex 0)
+        start = next((h for h, hx in enumerate(ship.hexes) if any(r.kinds & FIRE_KINDS for r in hx)), 0)
+    took = ship.start_fire(start)
     rounds = 0
     while ship.burning and not ship.sunk and rounds < FIRE_ROUND_LIMIT:
         roll = sum(W10(rng) for _ in range(c["fire"]["extinguish_dice"]))
@@ -351,7 +400,8 @@ def fire_trial(rng, params, rules, data):
             if not ship.burning:
                 break
         rounds += 1
-        for first_row in list(ship.burning):
+        fires = ship.burning[:1] if rules["fire_damage"] == "per_ship" else list(ship.burning)
+        for first_row in fires:
             if ship.sunk:
                 break
             if rules["fire_row"] == "same_row":
@@ -359,8 +409,9 @@ def fire_trial(rng, params, rules, data):
             else:
                 row = rng.choice(ship.hexes[first_row.hex])
             took += ship.damage(row, c["fire"]["damage_per_round"], by_fire=True)
-    return {"rounds_burning": rounds, "damage": took,
-            "p_row_destroyed": int(any(r.damage >= r.hp for r in ship.rows)), "p_sunk": int(ship.sunk)}
+    return {"rounds_burning": rounds, "damage": ship.damage_taken(),
+            "p_row_destroyed": int(any(r.damage >= r.hp for r in ship.rows)), "p_sunk": int(ship.sunk),
+            "damage_dealt": took}
 
 
 # --------------------------------------------------------------------------- sighting
@@ -383,6 +434,24 @@ def _all_rolls(n):
             yield rest + (f,)
 
 
+def sight_step(params, rules, s):
+    """Hexes per +1 of range on a normal (visual) sighting roll, clear weather (l.31-32)."""
+    has_rf, has_radar = params.get("rangefinder", False), params.get("radar", False)
+    step = s["clear_hexes_per_step"]
+    with_rf = step * 2 if has_rf else step                        # "verdoppelt die Distanz"
+    if not has_radar:
+        return with_rf
+    how = rules["radar_with_rangefinder"]
+    tripled = 3 * (with_rf if how == "multiply" else step)       # "verdreifacht die Sicht-Distanz"
+    if rules["radar_limit"] == "penalty_at_least_1_per_5_hex":   # "fällt nie unter +1 je 5 Hex"
+        tripled = min(tripled, 5)
+    else:
+        tripled = max(tripled, 5)
+    if how == "better" and has_rf:
+        return max(with_rf, tripled)
+    return tripled
+
+
 def sighting_difficulty(params, rules, data):
     """The net difficulty of one sighting roll, None when the sensor cannot find the boat."""
     s = _constants(data)["sighting"]
@@ -392,31 +461,42 @@ def sighting_difficulty(params, rules, data):
     dist, depth = params["distance"], params["sub_depth"]
     own = params.get("own_speed", 0)
     sensor = params["sensor"]
+    visual = sight_step(params, rules, s)
     if sensor == "periscope":
         if depth != s["periscope_depth"] or not params.get("periscope_raised", True):
             return None
-        extra = per(dist, s["clear_hexes_per_step"]) if rules["periscope_difficulty"] == "added_to_range" else 0
-        return s["periscope_difficulty"] + extra
-    if sensor == "passive_sonar":
+        extra = per(dist, visual) if rules["periscope_difficulty"] == "added_to_range" else 0
+        net = s["periscope_difficulty"] + extra
+    elif sensor == "passive_sonar":
         net = own + 2 * depth + dist - 2 * params.get("sub_speed", 0)
         if rules["sonar_terms"] == "add_range":
-            net += per(dist, s["clear_hexes_per_step"])
-        return net
-    if own > s["asdic_max_own_speed"]:
+            net += per(dist, visual)
+    elif own > s["asdic_max_own_speed"]:
         return None
-    return 2 * depth + per(dist, s["asdic_hexes_per_step"])
+    else:
+        net = 2 * depth + per(dist, s["asdic_hexes_per_step"])
+    if rules["sub_target_bm"] == "ease":     # l.27: the target's BM "immer als Erleichterung"
+        net -= abs(plain(data["ships"][params.get("sub_ship", "type_viic")]["bm"]))
+    return net
 
 
 def sighting_trial(rng, params, rules, data):
     net = sighting_difficulty(params, rules, data)
     p = 0.0 if net is None else roll_success(net, rules, _constants(data))
     k = params.get("rounds", 5)
-    first = k + 1
-    for rnd in range(1, k + 1):
-        if rng.random() < p:
-            first = rnd
-            break
-    return {"p_sighted_round": int(first == 1), "p_sighted_within": int(first <= k), "rounds_to_sighting": first}
+
+    def search():
+        for rnd in range(1, k + 1):
+            if rng.random() < p:
+                return rnd
+        return k + 1
+    first = search()
+    # given a sighting: this trial's round, else repeat whole k-round searches until one sights
+    given = first
+    while p > 0 and given > k:
+        given = search()
+    return {"p_sighted_round": int(first == 1), "p_sighted_within": int(first <= k), "rounds_to_sighting": first,
+            "rounds_to_sighting_if_seen": given if p > 0 else 0}
 
 
 # --------------------------------------------------------------------------- entry point
@@ -428,7 +508,7 @@ def simulate(question: str, params: dict, rules: dict, data: dict, trials: int, 
     """Per-trial metric values of ``question`` (names as the spec lists them)."""
     if question not in QUESTIONS:
         raise ValueError(f"unknown question {question!r}")
-    rules = _rules(rules)
+    rules = _rules({**QUESTION_DEFAULTS.get(question, {}), **(rules or {})})
     data = data if data is not None else load_data()
     rng = random.Random(seed)
     if question == "depth_charge_pattern":

@@ -21,11 +21,14 @@ HALF_HP = _opt("half_hp", ["ceil", "floor"],
                "'wenn die Hälfte der Trefferpunkte als Schaden verursacht wurde': ceil = damage >= HP/2 "
                "(for whole damage points the same as damage >= ceil(HP/2)); floor = damage >= floor(HP/2)",
                "H8")
-SUB_HULL_ROWS = _opt("sub_hull_rows", ["functions_at_half", "all_at_half"],
+SUB_HULL_ROWS = _opt("sub_hull_rows", ["functions_at_half", "all_at_half", "combined_rows_at_half"],
                      "'Bei U-Booten wird jeder Schaden an Zeilen, in welchen auch der Rumpf aufgeführt ist, "
-                     "bereits ab der Hälfte der Trefferpunkte verursacht': functions_at_half = the row's other "
-                     "functions (e.g. Batterie) fail at half HP, the hull still sinks at full HP (so the U-boat "
-                     "leak rule keeps a meaning); all_at_half = sinking too at half HP", "H9")
+                     "bereits ab der Hälfte der Trefferpunkte verursacht' (source l.37): functions_at_half = the "
+                     "row's other functions (e.g. Batterie) fail at half HP, the hull still sinks at full HP (so "
+                     "the U-boat leak rule keeps a meaning); all_at_half = sinking too at half HP, on every row "
+                     "listing the hull; combined_rows_at_half = sinking at half HP only on rows that list the hull "
+                     "*and* another kind ('auch der Rumpf': Rumpf / Batterie), a pure Rumpf row sinks at full HP",
+                     "H9")
 SUB_LEAK_DEPTH = _opt("sub_leak_depth", ["per_row", "once"],
                       "'Ab der Hälfte der Treffer leckt das Schiff ... bei U-Booten stattdessen die maximale "
                       "Tauchtiefe': each leaking hull row lowers the maximum depth by 1 level, or the boat "
@@ -56,6 +59,32 @@ FIRE_SPREADS = _opt("fire_spreads", ["yes", "no"],
                     "the source does not say whether fire damage can start further fires ('Ein Feuer kann in "
                     "der selben Zeile wiederholt ausbrechen'); yes = fire damage triggers row effects like any "
                     "damage (the recommended kernel loop), no = fire damage starts no new fire", "H13")
+FIRE_REPEATS = _opt("fire_repeats", ["every_hit_past_threshold", "once_per_threshold"],
+                    "'Ist an Bord eines Schiffes ein Feuer ausgebrochen (durch Treffer auf Schornstein, "
+                    "Maschinenraum, Flugbenzin) ... Ein Feuer kann in der selben Zeile wiederholt ausbrechen' "
+                    "(source l.53): every_hit_past_threshold = fires break out by hits on those rows, and again "
+                    "in the same row: every hit on a row at or past its fire threshold (Maschinenraum at half, "
+                    "Schornstein destroyed, Flugbenzin per threshold_less_rows) starts a new fire (the literal "
+                    "reading: 'wiederholt ausbrechen'); once_per_threshold = a row starts a fire only when its "
+                    "damage crosses the threshold, and the sentence only says that a new fire's random row may "
+                    "be one that burns already", "H13")
+FIRE_DAMAGE = _opt("fire_damage", ["per_fire", "per_ship"],
+                   "'Ist ... ein Feuer ausgebrochen ..., werden SOFORT 2 Schaden ... verursacht, sowie 2 Schaden in "
+                   "jeder weiteren Runde ..., falls vorher kein Fertigkeitswurf zum Löschen des Schiffes gelingt' "
+                   "(source l.53): per_fire = each burning fire deals its 2 every round (the sentence's subject is "
+                   "'ein Feuer'); per_ship = a burning ship takes 2 per round however many fires burn (one "
+                   "'Löschen des Schiffes' for the whole ship); every outbreak still deals its immediate 2", "H13")
+HIT_LOCATION = _opt("hit_location", ["hex_then_row", "uniform_row"],
+                    "PLACEHOLDER (gaps G4/G11: the source gives only the rows a torpedo may hit, 'jedoch nur an "
+                    "Rumpf, Maschinenraum, Tank oder Magazin', source l.89, not how the row is chosen): "
+                    "hex_then_row = a uniform hex among those holding such a row, then a uniform such row of it; "
+                    "uniform_row = uniform over every such row of the ship", "G4")
+MINE_HIT_LOCATION = _opt("mine_hit_location", ["hex_then_row", "uniform_row", "bow_hex"],
+                         "PLACEHOLDER (gaps G4/G12): 'See-Minen lösen aus, wenn ein Schiff das gleiche Hex "
+                         "betritt ... treffen wie Torpedos nur Rumpf, Maschinenraum, Tank oder Magazin' (source "
+                         "l.95): hex_then_row / uniform_row as the torpedo's hit_location; bow_hex = the ship's "
+                         "first hex on its sheet (the bow, which enters the mine's hex first), a uniform such row "
+                         "of it", "G4")
 CHARGE_ROLL = _opt("charge_roll", ["one_per_charge", "one_per_unit"],
                    "'Wasserbomben erzeugen 1W10 Schaden an Einheiten im gleichen Feld': one W10 per charge, "
                    "each unit deducting its own steps, or a W10 per unit (only the correlation between the "
@@ -74,14 +103,35 @@ SONAR_TERMS = _opt("sonar_terms", ["replace", "add_range"],
 RANGE_STEPS = _opt("range_steps", ["floor", "ceil"],
                    "'um 1 je 3 Hex Entfernung' / '+1 je 10 Hex': whole steps only (floor), or a started step "
                    "counts (ceil)", "H7/H16")
+SIGHTED_BM = _opt("sub_target_bm", ["not_a_ship", "ease"],
+                  "'Schiffe sind einfacher zu sichten als andere Einheiten: Wird ein Sichtversuch auf ein Schiff "
+                  "unternommen, wird der Beschussmodifikator des Ziels immer als Erleichterung eingerechnet' "
+                  "(source l.27): not_a_ship = a U-boat is not a 'Schiff' of that sentence (the source lists "
+                  "U-boats apart from ships, 'Danach bewegen sich U-Boote', l.9, '(Flugzeug, Schiff oder "
+                  "aufgetauchtes U-Boot)', l.87), its sighting is l.58-62 alone; ease = the U-boat's |BM| "
+                  "(sheet `bm`, a placeholder, G2) eases every sighting roll on it", "H22")
+RADAR_LIMIT = _opt("radar_limit", ["penalty_at_least_1_per_5_hex", "step_at_least_5_hex"],
+                   "'Ein mit Radar ausgestattetes Schiff verdreifacht die Sicht-Distanz bei jedem Wetter, und der "
+                   "Aufschlag fällt nie unter +1 je 5 Hex' (source l.32): penalty_at_least_1_per_5_hex = the "
+                   "literal reading, the radar ship's range step is at most 5 hex (so in clear weather, the only "
+                   "weather modelled, radar gains nothing); step_at_least_5_hex = radar is never worse than "
+                   "clear weather, the tripled step is at least 5 hex", "H5")
+RADAR_WITH_RANGEFINDER = _opt("radar_with_rangefinder", ["multiply", "better", "radar_only"],
+                              "a ship with optical rangefinders ('Dies verdoppelt die Distanz', source l.31) and "
+                              "radar ('verdreifacht die Sicht-Distanz', l.32): multiply = both apply (x6, then "
+                              "radar_limit); better = the better of the rangefinder step and the radar step; "
+                              "radar_only = the rangefinder does not apply with radar", "H6")
 ROLL_MODEL = _opt("roll_model", ["linear", "dice_under"],
                   "PLACEHOLDER (gap G1, the Basiszahl roll is not in the source): linear = P(success) = "
                   "clamp(p0 - step x net difficulty, 0, 1); dice_under = success when the sum of `dice` W10 "
                   "+ net difficulty <= target", "G1")
 
 DAMAGE_OPTIONS = (HALF_HP, THRESHOLD_LESS_ROWS, FIRE_SPREADS)
+#: the options the fire, torpedo and mine questions read beyond DAMAGE_OPTIONS (issue 29)
+FIRE_OPTIONS = (FIRE_REPEATS,)
 SUB_OPTIONS = (SUB_HULL_ROWS, SUB_LEAK_DEPTH, OVERRUN_DICE)
-SIGHTING_OPTIONS = (ROLL_MODEL, PERISCOPE, SONAR_TERMS, RANGE_STEPS)
+SIGHTING_OPTIONS = (ROLL_MODEL, PERISCOPE, SONAR_TERMS, RANGE_STEPS, SIGHTED_BM, RADAR_LIMIT,
+                    RADAR_WITH_RANGEFINDER)
 
 
 def model_placeholders(rules: dict[str, str]) -> list[Placeholder]:
