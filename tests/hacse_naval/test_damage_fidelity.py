@@ -234,3 +234,14 @@ def test_shipped_fire_scenario_reads_the_new_options():
     q = get("hacse_naval", "fire")
     rules = validate_rules(str(SCEN / "fire_by_base_number.yaml"), q, {})
     assert rules["fire_repeats"] == "every_hit_past_threshold" and rules["fire_damage"] == "per_fire"
+
+
+def test_depth_charge_notes_a_u_boat_below_its_maximum_depth():
+    """Used to: `depth_charge` accepted a U-boat below its sheet's maximum depth without a word
+    (only `depth_charge_pattern` said so), though there it takes W10 per level at the end of the
+    round (source l.39): a legal position, but one the user should see."""
+    charge = [{"depth_setting": 2, "hex_distance_to_sub": 1, "hex_distance_to_thrower": 1}]
+    _, _, deep = prepare("depth_charge", {"charges": charge, "sub": {"depth": 5}, "thrower": {"speed": 4}})
+    _, _, shallow = prepare("depth_charge", {"charges": charge, "sub": {"depth": 3}, "thrower": {"speed": 4}})
+    assert any("sub.depth 5 is below the U-boat's maximum depth 3" in n for n in deep.notes), deep.notes
+    assert not any("below the U-boat's maximum depth" in n for n in shallow.notes), shallow.notes

@@ -140,6 +140,7 @@ class DepthCharge(Question):
 
         notes = [f"U-boat damage sheet: {sheet.name} ({sheet.sheet.name}); charges hit a random row "
                  f"(placeholder G11); the U-boat keeps its depth for the round (placeholder G8)"]
+        notes += below_max_depth_notes(p.sub, compiled.max_depth)
         return Prepared(metrics, n_bins, kernel=k.depth_charge_kernel, args=compiled.args(list(range(len(p.charges)))),
                         exact=exact_answer, placeholders=tuple(d.used + sheet_placeholders()), notes=tuple(notes))
 
@@ -152,6 +153,17 @@ def sheet_placeholders() -> list[Placeholder]:
     return [Placeholder("rules.hit_location", "uniform_row",
                         "G4/G11: the row a hit strikes is not in the source; uniform over the eligible rows",
                         "rule module")]
+
+
+def below_max_depth_notes(sub: SubParams, max_depth: int) -> list[str]:
+    """A note when the U-boat (or a depth of its prior) is below its sheet's maximum depth: legal,
+    and it costs W10 per level at the end of the round (source l.39), so the user should see it."""
+    deep = [dep for dep in sub.depths() if dep > max_depth]
+    if not deep:
+        return []
+    return [f"sub.depth {', '.join(map(str, deep))} is below the U-boat's maximum depth {max_depth} "
+            f"(ships/{sub.ship}.yaml max_depth): there it takes W10 per level below at the end of the "
+            f"round ('W10 Schaden je Lvl Unterschied', source l.39)"]
 
 
 def depth_charge_metrics(sheet: Sheet) -> list[Metric]:

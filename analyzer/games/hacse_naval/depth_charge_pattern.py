@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from analyzer.games.hacse_naval import rules as R
 from analyzer.games.hacse_naval.data import Data, param_error
 from analyzer.games.hacse_naval.depth_charge import (Charge, Offset, SubParams, ThrowerParams, _metric,
-                                                     compile_depth_charge, sheet_placeholders,
+                                                     below_max_depth_notes, compile_depth_charge, sheet_placeholders,
                                                      sub_state_distribution)
 from analyzer.games.hacse_naval.exact_damage import SheetExact, TooLarge
 from analyzer.core.questions import Context, ExactAnswer, Metric, Prepared, Question, register
@@ -112,11 +112,7 @@ class DepthChargePattern(Question):
         notes = [f"{len(patterns)} patterns of {p.charges} charges from {len(candidates)} candidate drops; U-boat "
                  f"sheet {cc.sheet.name}; each trial drops every pattern on the same U-boat draw",
                  pattern_key_note(metrics)]
-        deep = [dep for dep in p.sub.depths() if dep > cc.max_depth]
-        if deep:
-            notes.append(f"sub.depth {', '.join(map(str, deep))} is below the U-boat's maximum depth {cc.max_depth} "
-                         f"(ships/{p.sub.ship}.yaml max_depth): there it takes W10 per level below at the end of the "
-                         f"round ('W10 Schaden je Lvl Unterschied', source l.39)")
+        notes += below_max_depth_notes(p.sub, cc.max_depth)
         return Prepared(metrics, 2, kernel=k.pattern_kernel, args=cc.args(np.asarray(patterns, np.int64)),
                         exact=exact_answer, derived_notes=ranking,
                         placeholders=tuple(d.used + sheet_placeholders()), notes=tuple(notes))
