@@ -28,7 +28,11 @@ GUARDED_CLI = [sys.executable, "-c", "\n".join([
     "try:",
     "    main()",
     "finally:",
-    "    print('PEAK_RSS_KIB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)"])]
+    "    try:",      # VmHWM: this process's own peak (ru_maxrss keeps the forking parent's across exec)
+    "        hwm = [ln.split()[1] for ln in open('/proc/self/status') if ln.startswith('VmHWM:')][0]",
+    "    except (OSError, IndexError):",
+    "        hwm = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss",
+    "    print('PEAK_RSS_KIB', hwm, file=sys.stderr)"])]
 #: the most a refusal may use: a plain `validate` peaks at 110-120 MiB, 200-350 MiB when it has
 #: to compile a kernel first (a cold numba cache); an expanded alias bomb (10^9 nodes), a million
 #: sweep points or a read of /dev/zero would each need gigabytes
