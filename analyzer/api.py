@@ -391,8 +391,7 @@ def init_example(game: str, question: str | None, dest: Path, *, force: bool = F
         if (question is None or sc.spec.question == question) and sc.spec.question not in chosen:
             chosen[sc.spec.question] = sc
     if not chosen:
-        names = sorted({sc.spec.question for sc in (scenario_mod.load(f) for f in
-                                                    scenario_mod.expand_targets([str(game_dir)]))})
+        names = sorted({sc.spec.question for sc in shipped})
         raise ScenarioError("init", "question", f"no shipped example for {game}/{question}; questions with "
                             f"examples: {', '.join(names)}")
     copies: dict[str, tuple[Path, str]] = {}        # name under dest -> (shipped folder, name under it)

@@ -2,7 +2,7 @@
 and a summary table."""
 from __future__ import annotations
 
-from contextlib import closing
+from contextlib import closing, nullcontext
 import json
 import time
 from pathlib import Path
@@ -81,22 +81,18 @@ def run(
     with interrupt.handling(), closing(backend):  # Ctrl-C / SIGTERM: stop between kernel calls, never mid-write
         if backend.name == "dask":
             _start(backend, scheduler)
+        shown = progress or nullcontext()           # the bars, when they are shown
+        notify = _say if progress else None
         for sc in loaded:
             if not write:
-                summary = _run_unwritten(sc, progress, factory, backend)
+                summary = _run_unwritten(sc, shown, factory, backend, notify)
                 summaries.append(summary)
                 if not json_out:
                     print_summary(summary, None)
                 continue
-            with reported(lambda e: _stopped(e, sc.name, summaries)):
-                if progress:
-                    with progress:
-                        run_dir, summary = api.run_to_folder(sc, out, threads=used_threads, formats=formats,
-                                                             progress=factory, resume=resume, backend=backend,
-                                                             notify=_say)
-                else:
-                    run_dir, summary = api.run_to_folder(sc, out, threads=used_threads, formats=formats,
-                                                         resume=resume, backend=backend)
+            with reported(lambda e: _stopped(e, sc.name, summaries)), shown:
+                run_dir, summary = api.run_to_folder(sc, out, threads=used_threads, formats=formats, progress=factory,
+                                                     resume=resume, backend=backend, notify=notify)
             summary["run_dir"] = str(run_dir)
             summaries.append(summary)
             if not json_out:
@@ -110,16 +106,12 @@ def _say(text: str) -> None:
     err.print(f"  {text}", highlight=False, markup=False)
 
 
-def _run_unwritten(sc, progress, factory, backend) -> dict:
+def _run_unwritten(sc, shown, factory, backend, notify) -> dict:
     """``run --no-write``: the scenario's summary (as summary.json would hold it), nothing written."""
     from analyzer.outputs import writer as outputs
-    with reported(f"{sc.name} stopped; nothing was written"):
-        if progress:
-            with progress:
-                results = api.run(sc, progress=factory, backend=backend, notify=_say)
-        else:
-            results = api.run(sc, backend=backend)
-    return outputs.summary_dict(sc, results, "monte_carlo", execution=None)
+    with reported(f"{sc.name} stopped; nothing was written"), shown:
+        results = api.run(sc, progress=factory, backend=backend, notify=notify)
+    return outputs.summary_dict(sc, results, "monte_carlo")
 
 
 def _start(backend, scheduler: Optional[str]) -> None:
