@@ -37,9 +37,11 @@ from kernels.uboat_leader.campaign_state import (
     AIR_MOST_TARGETS, AREA_CHANNEL, AREA_PORT, AREA_SEA, AT_BOX_EVENTS, AT_CT_LEN, AT_KIND, AT_MOVE,
     AT_NAVAL_CARDS, AT_PATROL, AT_REFIT, ATTACK_MAX_ESCORTS, ATTACK_NEVER, ATTACK_NO_NAVAL, BAND_OKAY,
     BAND_RESTED, BAND_SHAKEN, BAND_UNFIT, BL_OKAY_MAX, BL_SHAKEN_MAX, BL_XP_NEXT, BM_LEVEL, BM_LOST,
-    BM_PATROLS, BM_VP, BM_XP, BS_AMMO, BS_COOL, BS_FAT, BS_LEVEL, BS_MINES, BS_N_MISSIONS, BS_PORT,
+    BM_PATROLS, BM_VP, BM_XP, BS_AMMO, BS_COOL, BS_FAT, BS_LEVEL, BS_MAX_TURNS_AT_SEA, BS_MIN_TORPEDOES,
+    BS_MINES, BS_N_MISSIONS, BS_PORT,
+    BS_ACTIVATION, BS_RETURN_BAND, BS_SAIL_BAND,
     BS_READY, BS_SEEKER, BS_STORED, BS_T5, CB_AMMO, CB_AREA, CB_ATTACKED, CB_ATTACKED_NOW,
-    CB_CONTACT_BONUS, CB_DEST, CB_FAT, CB_HOME, CB_LEVEL, CB_LOST, CB_MINES, CB_MISSION_NOW, CB_MPOS,
+    CB_CONTACT_BONUS, CB_DEST, CB_FAT, CB_HOME, CB_LEVEL, CB_LOST, CB_MINES, CB_MISSION_NOW, CB_MPENDING,
     CB_PATROLS, CB_READY, CB_RETIRED, CB_SEARCH, CB_SEARCHED, CB_STORED, CB_STRESS, CB_T5,
     CB_TURNS_AT_SEA, CB_VP, CB_XP, CB_XP_TOTAL, CR_CONTACTS, CR_MIN_ROLL, CT_ROUTE_FAILED, CT_TURN_CAP,
     CV_N_ESCORTS, CV_N_SLOTS, CV_NAVAL, D_CONVOYS, D_EVENTS, EV_CONTACT, EV_N, EV_STRESS, EV_STRESS_ROLL,
@@ -48,12 +50,12 @@ from kernels.uboat_leader.campaign_state import (
     K_CAL_ADVANCING, K_CAL_YEAR, K_CONTACT_ENGAGEMENT, K_CM_ATTACKED, K_CM_INTEL, K_CM_SEEKER, K_CM_WARNING,
     K_COOL_IN_PORT,
     K_COOL_STRESS, K_DECK_SIZE, K_ESCORT_ROLLS, K_GUN_MOD0, K_HEAVY_BONUS, K_HIT_STRESS,
-    K_MAX_TURNS, K_MAX_TURNS_AT_SEA, K_MIN_TORPEDOES, K_MINE_BOX_EVENTS, K_MINE_BOX_NUMBER,
+    K_MAX_TURNS, K_MINE_BOX_EVENTS, K_MINE_BOX_NUMBER,
     K_MINE_TOO_LATE, K_MISSION_KEEP, K_MISSION_SALVO, K_MONTHS_PER_TURN, K_N_AREAS, K_N_BOATS,
     K_N_LEVELS, K_N_METRICS, K_N_SO_ORDER, K_ONE_AREA, K_PACK, K_PACK_K, K_PATROL_LIMIT,
     K_POST_STRESS, K_PROMOTION, K_RADIO, K_RADIO_K, K_RAIDER_GUN_FIRST, K_RAIDER_KEEP, K_RAIDER_MAX,
     K_RAIDER_NATURAL, K_RAIDER_ROLL, K_RAIDER_VP, K_RAIDER_XP, K_RC_PER_JOINER, K_RELOAD,
-    K_RETURN_BAND, K_RR_MIN_STRESS, K_RR_STRESS, K_SAIL_BAND, K_SALVO, K_SINK_ESCORT, K_SO_RESERVE,
+    K_RR_MIN_STRESS, K_RR_STRESS, K_SALVO, K_SINK_ESCORT, K_SO_EVERY_SEGMENT, K_SO_RESERVE,
     K_SO_START, K_SPLIT_YEAR, K_START_MONTH, K_START_YEAR, K_STRATEGIC_ONLY, K_STRESS_FAILS,
     K_SUBMERGED, K_SUPPLY_STRESS, K_TACTICS_IN_USE, K_TORPEDO_MOD0, K_UNFIT_TACTICAL,
     K_WARN_ATTACK_ONLY, K_WARN_CAMPAIGN, K_WP_ALERTED_PER, K_WP_ATTACKED_MOD, K_WP_JOIN_MIN,
@@ -61,7 +63,8 @@ from kernels.uboat_leader.campaign_state import (
     M_MISSION_VP, M_MISSIONS_FAILED, M_P_TURN_CAP, M_PATROLS, M_RAIDER_VP, M_SHIPS_SUNK, M_SO_LEFT,
     M_SO_SPENT, M_TURNS, M_VP, M_XP, MS_ATTACK, MS_MINE, N_BOAT_METRICS, N_CAMPAIGN_DECKS, N_CB_FIELDS,
     N_COUNTERS, N_FIXED_METRICS, N_G_FIELDS, N_MAP_COUNTERS, N_PK_FIELDS, N_SH_FIELDS, NO_MISSION,
-    NO_XP_NEXT, O_AIR_SEARCH, O_INTELLIGENCE, O_PRIORITY_RR, O_RADIO_CALL, O_SUPPLY_SHIP, PACK_NEVER,
+    NO_XP_NEXT, O_ADVANCED, O_AIR_SEARCH, O_INTELLIGENCE, O_LOADOUT, O_MINE_LAYING, O_PRIORITY_RR, O_RADIO_CALL,
+    O_SUPPLY_SHIP, PACK_NEVER,
     PACK_ESCORTS_AT_LEAST, PK_AMMO0, PK_BOAT, PK_FIRED, PK_TORPEDOES0, PROMOTE_ANYWHERE,
     PROMOTE_IN_PORT, RADIO_ALWAYS, RADIO_ESCORTS_AT_LEAST, RELOAD_PORT_ONLY,
     RELOAD_POST_COMBAT_AND_REFIT, ROW_EV, ROW_GS, ROW_TS, SH_CARD, SH_CHIT, SH_DECK, SH_ESCORT,
@@ -127,10 +130,34 @@ def at_sea(boats, areas, i):
 
 @unmanaged_jit
 def mine_pending(boats, loadouts, missions, i):
-    for k in range(boats[i, CB_MPOS], loadouts[i, BS_N_MISSIONS]):
-        if missions[i, k] == MS_MINE:
+    for k in range(loadouts[i, BS_N_MISSIONS]):
+        if (boats[i, CB_MPENDING] >> k) & 1 and missions[i, k] == MS_MINE:
             return True
     return False
+
+
+@unmanaged_jit
+def next_mission(boats, i):
+    """Position k of the boat's next pending mission (the lowest bit of CB_MPENDING), -1: none."""
+    m = boats[i, CB_MPENDING]
+    if m == 0:
+        return -1
+    k = 0
+    while not (m >> k) & 1:
+        k += 1
+    return k
+
+
+@unmanaged_jit
+def load_mines(boats, i):
+    """The mines of a mine-laying mission replace Stored torpedoes first, then Ready (l.288, C§3.2);
+    the advanced counters are capped by the torpedoes left."""
+    from_stored = min(boats[i, CB_MINES], boats[i, CB_STORED])
+    boats[i, CB_STORED] -= from_stored
+    boats[i, CB_READY] -= boats[i, CB_MINES] - from_stored
+    torpedoes = boats[i, CB_READY] + boats[i, CB_STORED]
+    boats[i, CB_FAT] = min(boats[i, CB_FAT], torpedoes)
+    boats[i, CB_T5] = min(boats[i, CB_T5], torpedoes - boats[i, CB_FAT])
 
 
 @unmanaged_jit
@@ -143,12 +170,7 @@ def load_out(boats, loadouts, missions, i):
     boats[i, CB_AMMO] = loadouts[i, BS_AMMO]
     if not mine_pending(boats, loadouts, missions, i):
         boats[i, CB_MINES] = 0
-    from_stored = min(boats[i, CB_MINES], boats[i, CB_STORED])
-    boats[i, CB_STORED] -= from_stored
-    boats[i, CB_READY] -= boats[i, CB_MINES] - from_stored
-    torpedoes = boats[i, CB_READY] + boats[i, CB_STORED]
-    boats[i, CB_FAT] = min(boats[i, CB_FAT], torpedoes)
-    boats[i, CB_T5] = min(boats[i, CB_T5], torpedoes - boats[i, CB_FAT])
+    load_mines(boats, i)
 
 
 @unmanaged_jit
@@ -373,7 +395,9 @@ def new_ship(ships, s, deck, card, escort, chit):
 # ----------------------------------------------------------------------------- Special Missions (C§4.5)
 @unmanaged_jit
 def mission_done(boats, i):
-    boats[i, CB_MPOS] += 1
+    """The counter of the mission being resolved (the next pending one) is removed."""
+    m = boats[i, CB_MPENDING]
+    boats[i, CB_MPENDING] = m & (m - 1)
     boats[i, CB_SEARCH] = 1
 
 
@@ -489,31 +513,66 @@ def resolve_mission(state, i, ms, args, ws, values, counters):
 def plan(i, args, boats):
     """C§4.1.1 and the policies of C§6: (destination, mission) for this turn."""
     config = args.config
+    loadouts = args.loadouts
     a = boats[i, CB_AREA]
     b = band(boats, args.crew_levels, i)
     if in_port(boats, args.areas, i):
         may_sail = boats[i, CB_PATROLS] < config[K_PATROL_LIMIT] and b != BAND_UNFIT
         if may_sail:
-            if config[K_SAIL_BAND] == BAND_RESTED:
+            if loadouts[i, BS_SAIL_BAND] == BAND_RESTED:
                 may_sail = boats[i, CB_STRESS] == 0
             else:
-                may_sail = b <= config[K_SAIL_BAND]
+                may_sail = b <= loadouts[i, BS_SAIL_BAND]
         if not may_sail:
             boats[i, CB_DEST] = a
             boats[i, CB_MISSION_NOW] = NO_MISSION
             return
-    elif (b >= config[K_RETURN_BAND] or boats[i, CB_READY] + boats[i, CB_STORED] <= config[K_MIN_TORPEDOES]
-          or boats[i, CB_TURNS_AT_SEA] >= config[K_MAX_TURNS_AT_SEA]):
+    elif (b >= loadouts[i, BS_RETURN_BAND] or boats[i, CB_READY] + boats[i, CB_STORED] <= loadouts[i, BS_MIN_TORPEDOES]
+          or boats[i, CB_TURNS_AT_SEA] >= loadouts[i, BS_MAX_TURNS_AT_SEA]):
         boats[i, CB_DEST] = args.nearest_port[i, a]
         boats[i, CB_MISSION_NOW] = NO_MISSION
         return
-    if boats[i, CB_MPOS] < args.loadouts[i, BS_N_MISSIONS]:
-        ms = args.missions[i, boats[i, CB_MPOS]]
+    k = next_mission(boats, i)
+    if k >= 0:
+        ms = args.missions[i, k]
         boats[i, CB_DEST] = args.nearest_box[i, a, ms]
         boats[i, CB_MISSION_NOW] = ms
         return
     boats[i, CB_DEST] = args.patrol_area[i, boats[i, CB_HOME], a]
     boats[i, CB_MISSION_NOW] = NO_MISSION
+
+
+@unmanaged_jit
+def buy_loadout(i, reserve, args, ws, values):
+    """C§4.1 (``so_purchases: every_strategic_segment``): boat i, in a Port box and sailing this turn,
+    buys its loadout from the SO left: with no mission pending, each mission of its list in order
+    (l.285: more than one per boat; the mine-laying one only in port, l.288, loading its mines),
+    each within its cost and ``max`` (l.179); then FAT, then T5 torpedoes up to the loadout's counts,
+    ½ SO each, only in port (l.273, l.275), each replacing a normal torpedo aboard."""
+    loadouts = args.loadouts
+    special_options = args.special_options
+    boats = ws.boats
+    campaign = ws.campaign
+    if boats[i, CB_MPENDING] == 0:
+        for k in range(loadouts[i, BS_N_MISSIONS]):
+            opt = O_MINE_LAYING + args.missions[i, k]
+            if can_buy(campaign, special_options, opt, 1, reserve):
+                spend(campaign, special_options, opt, 1, values)
+                boats[i, CB_MPENDING] |= np.int64(1) << k
+                if args.missions[i, k] == MS_MINE:
+                    boats[i, CB_MINES] = loadouts[i, BS_MINES]
+                    load_mines(boats, i)
+    adv = np.int64(O_ADVANCED)
+    for field, bs in ((CB_FAT, BS_FAT), (CB_T5, BS_T5)):
+        for _ in range(loadouts[i, bs]):
+            if boats[i, field] >= loadouts[i, bs]:
+                break
+            if boats[i, CB_READY] + boats[i, CB_STORED] - boats[i, CB_FAT] - boats[i, CB_T5] <= 0:
+                break
+            if not can_buy(campaign, special_options, adv, 1, reserve):
+                break
+            spend(campaign, special_options, adv, 1, values)
+            boats[i, field] += 1
 
 
 @hot_jit
@@ -536,6 +595,14 @@ def strategic(args, ws, values):
     reserve = config[K_SO_RESERVE]
     for k in range(config[K_N_SO_ORDER]):
         opt = special_options[SO_ORDER, k]
+        if opt == O_LOADOUT:
+            if config[K_SO_EVERY_SEGMENT]:  # l.238 'Al inicio de cada Segmento Estratégico ... asigna Misiones'
+                for k_boat in range(n_boats):  # in activation order: who buys first
+                    i = args.loadouts[k_boat, BS_ACTIVATION]
+                    if active(boats, i) and in_port(boats, areas, i) and boats[i, CB_DEST] != boats[i, CB_AREA]:
+                        buy_loadout(i, reserve, args, ws, values)
+                        plan(i, args, boats)
+            continue
         if opt == O_PRIORITY_RR:  # l.271: -4 Stress to every boat in a Port box, now
             tired = False
             for i in range(n_boats):
@@ -569,12 +636,13 @@ def strategic(args, ws, values):
 
 @hot_jit
 def operations(state, args, ws, values, counters):
-    """C§4.2, boats in list order."""
+    """C§4.2, boats in activation order (list order unless ``fleet[i].policy.order``)."""
     config = args.config
     areas = args.areas
     boats = ws.boats
     limit = np.int64(1) if config[K_ONE_AREA] else np.int64(NO_LIMIT)
-    for i in range(config[K_N_BOATS]):
+    for k_boat in range(config[K_N_BOATS]):  # 'uno por uno' (l.240), in activation order
+        i = args.loadouts[k_boat, BS_ACTIVATION]
         if not active(boats, i):
             continue
         a = boats[i, CB_AREA]
@@ -854,14 +922,16 @@ def tactical(state, args, ws, values, counters):
     boats = ws.boats
     n_boats = config[K_N_BOATS]
     if config[K_UNFIT_TACTICAL]:  # A8 (b)
-        for i in range(n_boats):
+        for k_boat in range(n_boats):
+            i = args.loadouts[k_boat, BS_ACTIVATION]
             if at_sea(boats, areas, i) and band(boats, args.crew_levels, i) == BAND_UNFIT:
                 move_to(state, i, args.nearest_port[i, boats[i, CB_AREA]], np.int64(NO_LIMIT), args, ws, values,
                         counters)
     for i in range(n_boats):
         boats[i, CB_ATTACKED_NOW] = 0
         boats[i, CB_SEARCHED] = 0
-    for i in range(n_boats):
+    for k_boat in range(n_boats):  # 'Uno a uno, los U-Boat resuelven ...' (l.246), in activation order
+        i = args.loadouts[k_boat, BS_ACTIVATION]
         if not at_sea(boats, areas, i) or boats[i, CB_SEARCH]:
             continue
         if band(boats, args.crew_levels, i) != BAND_UNFIT:
@@ -944,9 +1014,11 @@ def setup(args, ws, values):
         boats[i, CB_AREA] = loadouts[i, BS_PORT]
         boats[i, CB_HOME] = loadouts[i, BS_PORT]
         boats[i, CB_LEVEL] = loadouts[i, BS_LEVEL]
-        boats[i, CB_FAT] = loadouts[i, BS_FAT]
-        boats[i, CB_T5] = loadouts[i, BS_T5]
-        boats[i, CB_MINES] = loadouts[i, BS_MINES]
+        if not config[K_SO_EVERY_SEGMENT]:  # so_purchases: setup_only -- the loadout is bought at set-up
+            boats[i, CB_FAT] = loadouts[i, BS_FAT]
+            boats[i, CB_T5] = loadouts[i, BS_T5]
+            boats[i, CB_MINES] = loadouts[i, BS_MINES]
+            boats[i, CB_MPENDING] = (np.int64(1) << loadouts[i, BS_N_MISSIONS]) - 1
         boats[i, CB_DEST] = loadouts[i, BS_PORT]
         boats[i, CB_MISSION_NOW] = NO_MISSION
         load_out(boats, loadouts, args.missions, i)

@@ -35,9 +35,13 @@ CR_MIN_ROLL, CR_CONTACTS = 0, 1
 N_CR_FIELDS = 2
 
 # ---- boat loadouts[i, field] and crew levels crew_levels[i, level, field] ---------------
+#: then the boat's endurance policy (C§6, ``fleet[i].policy.endurance`` or the shared one):
+#: return band, min torpedoes, max turns at sea, sail band (BAND_*); then the activation order
 (BS_AMMO, BS_SEEKER, BS_COOL, BS_READY, BS_STORED, BS_FAT, BS_T5, BS_MINES, BS_N_MISSIONS,
- BS_PORT, BS_LEVEL) = range(11)
-N_BS_FIELDS = 11
+ BS_PORT, BS_LEVEL, BS_RETURN_BAND, BS_MIN_TORPEDOES, BS_MAX_TURNS_AT_SEA, BS_SAIL_BAND, BS_ACTIVATION) = range(16)
+N_BS_FIELDS = 16
+#: BS_ACTIVATION is not a property of row i: ``loadouts[k, BS_ACTIVATION]`` is the boat that acts k-th in
+#: the Operations and Tactical Segments and buys k-th (``fleet[i].policy.order``, then list order)
 (BL_OKAY_MAX, BL_SHAKEN_MAX, BL_XP_NEXT, BL_TS_OKAY, BL_GS_OKAY, BL_EV_OKAY, BL_TS_SHAKEN,
  BL_GS_SHAKEN, BL_EV_SHAKEN) = range(9)
 N_BL_FIELDS = 9
@@ -48,10 +52,13 @@ NO_XP_NEXT = -1
 
 # ---- boat state (mutable) boats[i, field] -----------------------------------------------
 (CB_AREA, CB_HOME, CB_SEARCH, CB_STRESS, CB_XP, CB_XP_TOTAL, CB_VP, CB_LEVEL, CB_READY, CB_STORED,
- CB_AMMO, CB_FAT, CB_T5, CB_MINES, CB_MPOS, CB_PATROLS, CB_RETIRED, CB_LOST, CB_TURNS_AT_SEA,
+ CB_AMMO, CB_FAT, CB_T5, CB_MINES, CB_MPENDING, CB_PATROLS, CB_RETIRED, CB_LOST, CB_TURNS_AT_SEA,
  CB_ATTACKED, CB_ATTACKED_NOW, CB_SEARCHED, CB_CONTACT_BONUS, CB_DEST, CB_MISSION_NOW) = range(25)
 N_CB_FIELDS = 25
 NO_MISSION = -1
+#: CB_MPENDING is a bit mask over the boat's mission list ``missions[i, k]``: bit k set = mission k
+#: bought and not yet resolved; the lowest set bit is the next one (C§4.1). At most this many missions:
+MAX_MISSIONS = 62
 
 # ---- pack scratch pack[k, field] (k = position in the pack) ------------------------------
 PK_BOAT, PK_FIRED, PK_TORPEDOES0, PK_AMMO0 = range(4)
@@ -75,8 +82,14 @@ EV_NONE, EV_STRESS, EV_STRESS_ROLL, EV_CONTACT = 0, 1, 2, 3
 HALF_EARLY, HALF_LATE = 0, 1
 
 # ---- special_options[row, option]: cost (half SO), max (-1 = U), order ----------------------
-O_AIR_SEARCH, O_SUPPLY_SHIP, O_INTELLIGENCE, O_PRIORITY_RR, O_RADIO_CALL = range(5)
-N_SO_OPTIONS = 5
+#: the map counters and R&R, the Radio Call, the three Special Missions (O_MINE_LAYING + MS_*) and
+#: one advanced torpedo (½ SO, l.275; no max)
+(O_AIR_SEARCH, O_SUPPLY_SHIP, O_INTELLIGENCE, O_PRIORITY_RR, O_RADIO_CALL, O_MINE_LAYING, O_ATTACK_MISSION,
+ O_RAIDER_MISSION, O_ADVANCED) = range(9)
+N_SO_OPTIONS = 9
+#: in the SO_ORDER row only: the boats' loadouts (missions and advanced torpedoes of params.fleet,
+#: bought for each boat leaving a Port box, C§4.1 under ``so_purchases: every_strategic_segment``)
+O_LOADOUT = N_SO_OPTIONS
 SO_COST, SO_MAX, SO_ORDER = 0, 1, 2
 SO_UNLIMITED = -1
 #: map counters (one Area each per turn): the first three options
@@ -126,8 +139,9 @@ _CFG_NAMES = (
     "UNFIT_TACTICAL", "COOL_IN_PORT", "STRATEGIC_ONLY", "MINE_TOO_LATE", "MINE_BOX_NUMBER",
     "RAIDER_NATURAL", "RAIDER_XP", "ONE_AREA", "RELOAD", "PROMOTION", "RC_PER_JOINER", "STRESS_FAILS",
     "CAL_ADVANCING", "CAL_YEAR", "START_YEAR", "START_MONTH", "MONTHS_PER_TURN", "SPLIT_YEAR",
+    "SO_EVERY_SEGMENT",
     # policies (C§6)
-    "RETURN_BAND", "MIN_TORPEDOES", "MAX_TURNS_AT_SEA", "SAIL_BAND", "ATTACK", "ATTACK_K", "PACK",
+    "ATTACK", "ATTACK_K", "PACK",
     "PACK_K", "RADIO", "RADIO_K", "SO_RESERVE", "RR_MIN_STRESS", "N_SO_ORDER", "AIR_CHOICE",
     "ABORT_BAND", "MISSION_SALVO", "MISSION_KEEP", "RAIDER_GUN_FIRST", "RAIDER_KEEP", "SALVO",
     "SUBMERGED", "TACTICS_IN_USE",
@@ -146,7 +160,8 @@ _CFG_NAMES = (
  K_UNFIT_TACTICAL, K_COOL_IN_PORT, K_STRATEGIC_ONLY, K_MINE_TOO_LATE, K_MINE_BOX_NUMBER,
  K_RAIDER_NATURAL, K_RAIDER_XP, K_ONE_AREA, K_RELOAD, K_PROMOTION, K_RC_PER_JOINER, K_STRESS_FAILS,
  K_CAL_ADVANCING, K_CAL_YEAR, K_START_YEAR, K_START_MONTH, K_MONTHS_PER_TURN, K_SPLIT_YEAR,
- K_RETURN_BAND, K_MIN_TORPEDOES, K_MAX_TURNS_AT_SEA, K_SAIL_BAND, K_ATTACK, K_ATTACK_K, K_PACK,
+ K_SO_EVERY_SEGMENT,
+ K_ATTACK, K_ATTACK_K, K_PACK,
  K_PACK_K, K_RADIO, K_RADIO_K, K_SO_RESERVE, K_RR_MIN_STRESS, K_N_SO_ORDER, K_AIR_CHOICE,
  K_ABORT_BAND, K_MISSION_SALVO, K_MISSION_KEEP, K_RAIDER_GUN_FIRST, K_RAIDER_KEEP, K_SALVO,
  K_SUBMERGED, K_TACTICS_IN_USE,

@@ -50,6 +50,28 @@ CASES = {
                     "raider": {"weapons": "torpedoes_first", "keep_torpedoes": 2}, "so": "none"}},
         {"mission_box_events": "box_plus_move", "mine_box_events": "box_number", "mine_unfit": "too_late",
          "raider_roll": "natural", "raider_xp": "per_vp"}, None),
+    # the same bought once at set-up (so_purchases b, the model before issue 27 item 4)
+    "missions_medium_setup_only": (
+        {"duration": "medium",
+         "fleet": [{"id": "U-43", "level": "trained", "advanced": {"fat": 2, "t5": 1},
+                    "missions": ["attack", "raider"]},
+                   {"id": "U-47", "level": "trained", "mines": 8},
+                   {"id": "U-51", "level": "trained", "missions": ["raider"]},
+                   {"id": "U-56", "level": "ace"}],
+         "policy": {"mission": {"abort_band": "unfit", "salvo": 2, "keep_torpedoes": 1},
+                    "raider": {"weapons": "torpedoes_first", "keep_torpedoes": 2}, "so": "none"}},
+        {"so_purchases": "setup_only", "mission_box_events": "box_plus_move", "mine_box_events": "box_number",
+         "mine_unfit": "too_late", "raider_roll": "natural", "raider_xp": "per_vp"}, None),
+    # per-boat patrol, endurance and activation order; loadouts bought after Intelligence, with a reserve
+    "per_boat_policies": (
+        {"duration": "medium",
+         "fleet": [{"id": "U-43", "level": "trained", "advanced": {"fat": 1},
+                    "policy": {"patrol": {"area": "Islas Británicas"}, "endurance": "aggressive"}},
+                   {"id": "U-47", "level": "trained", "mines": 4, "policy": {"endurance": {"max_turns_at_sea": 2}}},
+                   {"id": "U-51", "level": "trained", "missions": ["attack"], "policy": {"patrol": "nearest"}},
+                   {"id": "U-56", "level": "ace", "policy": {"order": 0}}],
+         "policy": {"so": {"order": ["intelligence", "loadout"], "reserve": 1}}},
+        {}, None),
     # packs in one Area, Radio Calls, support purchases; Warning / Attacked options b
     "packs_support_long": (
         {"duration": "long",
@@ -201,9 +223,14 @@ def test_cases_exercise_what_they_name():
         _, _, prep = prepare("campaign", params, {**ABSTRACT, **rules})
         acc = run_acc(prep, 8192, seed=5)
         return {m.name: acc.summary(i, m.scale).mean for i, m in enumerate(prep.metrics)}
-    m = means("missions_medium")
+    m = means("missions_medium")  # bought at every Strategic Segment: the SO the boats left is spent on them
+    assert m["mine_vp"] > 0 and m["attack_vp"] > 0 and m["raider_vp"] > 0 and m["missions_failed"] > 0
+    assert m["so_left"] + m["so_spent"] == 16 and m["so_spent"] > 3.5  # 45 - (8 + 7 + 6 + 8); > one patrol's
+    m = means("missions_medium_setup_only")
     assert m["mine_vp"] > 0 and m["attack_vp"] > 0 and m["raider_vp"] > 0 and m["missions_failed"] > 0
     assert m["so_left"] == 10.5 and m["so_spent"] == 0  # 45 - (11.5 + 8 + 7 + 8)
+    m = means("per_boat_policies")
+    assert m["mine_vp"] > 0 and m["attack_vp"] > 0 and m["so_spent"] > 0
     m = means("packs_support_long")
     assert m["so_spent"] > 0
     for case in ("tiempos_air_search", "seeker_cool"):  # no_naval / max_escorts withdraw from some cards
@@ -216,7 +243,7 @@ def test_cases_exercise_what_they_name():
 
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 numba threads")
-@pytest.mark.parametrize("case", ["packs_support_long", "engagement_presa_advanced"])
+@pytest.mark.parametrize("case", ["packs_support_long", "engagement_presa_advanced", "missions_medium", "per_boat_policies"])
 def test_same_seed_identical_with_1_and_2_threads(case):
     params, rules, _ = CASES[case]
     _, _, prep = prepare("campaign", params, {**ABSTRACT, **rules})
@@ -279,7 +306,7 @@ def test_placeholders_listed_and_strict_refuses(tmp_path):
 
 @pytest.mark.parametrize("params,match", [
     ({"fleet": [{"id": "U-99"}]}, "unknown U-boat 'U-99'"),
-    ({"fleet": FLEET + [{"id": "U-20", "level": "ace"}]}, "costs 35 SO; the sheet gives 32"),
+    ({"fleet": FLEET + [{"id": "U-20", "level": "ace"}]}, "costs? 35 SO; the sheet gives 32"),
     ({"fleet": [{"id": "U-98"}]}, "outside the campaign"),
     ({"campaign": "operacion_drumbeat", "fleet": [{"id": "U-47"}]}, "allows VIIC, IX"),
     ({"fleet": [{"id": "U-56", "mines": 6}]}, "must fit in ready"),

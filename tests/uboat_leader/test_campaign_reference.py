@@ -19,6 +19,8 @@ FLEET = [{"id": "U-43", "level": "trained"}, {"id": "U-47", "level": "trained"},
          {"id": "U-51", "level": "trained"}, {"id": "U-56", "level": "ace"}]
 BASE = {"campaign": "comienza_la_batalla", "duration": "short", "fleet": FLEET}
 ABSTRACT = {"contact_model": "abstract"}
+#: the loadout bought at set-up (so_purchases b, the model before issue 27 item 4)
+SETUP_ONLY = {"so_purchases": "setup_only"}
 
 
 class Scripted(random.Random):
@@ -78,10 +80,15 @@ def test_so_purchase_example_29_of_32_leaves_3():
 def test_advanced_torpedoes_cost_half_so_each_and_budget_is_enforced():
     fleet = copy.deepcopy(FLEET)
     fleet[0]["advanced"] = {"fat": 2, "t5": 2}          # 4 x 1/2 SO (l.275)
-    assert campaign(dict(BASE, fleet=fleet)).so == 1
+    assert campaign(dict(BASE, fleet=fleet), SETUP_ONLY).so == 1
+    c = campaign(dict(BASE, fleet=fleet))                # bought at the first Strategic Segment (l.238)
+    assert c.so == 3
+    c.turn = 1
+    c.strategic()
+    assert c.so == 1 and (c.boats[0]["fat"], c.boats[0]["t5"]) == (2, 2)  # 3 - 2; Intel (2) no longer affordable
     fleet[1]["advanced"] = {"fat": 4}                    # 2 more SO: 31 + 2 = 33 > 32
     with pytest.raises(ValueError, match="costs"):
-        campaign(dict(BASE, fleet=fleet))
+        campaign(dict(BASE, fleet=fleet), SETUP_ONLY)
 
 
 @pytest.mark.parametrize("fleet, msg", [
@@ -116,7 +123,8 @@ def test_u20_moves_to_the_british_isles_mission_box_drawing_events_on_the_way():
     p = dict(BASE, fleet=[{"id": "U-20", "level": "trained", "mines": 4}])
     c = campaign(p, stacked={"events": [event("Sin Novedad")] * 20})
     one_turn_ops(c)
-    steps = [(t[2], t[3]) for t in c.trace if t[1] == "U-20"]
+    steps = [(t[2], t[3]) for t in c.trace if t[1] == "U-20" and t[2] != "so"]
+    assert ("so", "mine") in [(t[2], t[3]) for t in c.trace if t[1] == "U-20"]  # bought in port (l.238, l.288)
     assert steps == [("move", "Mar del Norte"), ("event", "Sin Novedad"),
                      ("move", "Islas Británicas"), ("event", "Sin Novedad"),
                      ("box", "mine"), ("event", "Sin Novedad")]        # l.292: 1 card to enter the box
@@ -229,8 +237,10 @@ def test_mine_laying_vii_b_in_the_british_isles_8_mines_4_vp():
     p = dict(BASE, fleet=[{"id": "U-51", "mines": 8}])       # VIIB (ph), 4 Ready + 8 Stored
     c = campaign(p, stacked={"events": [event("Sin Novedad")] * 20})
     b = boat(c, "U-51")
+    c.turn = 1
+    c.strategic()                                            # the mission is bought and loaded in port (l.288)
     assert (b["ready"], b["stored"]) == (4, 0)               # mines replace Stored first
-    one_turn_ops(c)
+    c.operations()
     assert (c.m["mine_vp"], c.m["mission_vp"], c.m["vp"], c.m["xp"]) == (4, 4, 4, 0)
     assert b["missions"] == [] and b["mines"] == 0
 
@@ -654,17 +664,25 @@ def test_sheet_so_options_are_read(field):
 def test_sheet_mission_costs_are_read():
     p = dict(BASE, fleet=FLEET[:3] + [{"id": "U-56", "level": "ace", "missions": ["raider"]}])
     data = copy.deepcopy(DATA)
-    assert C.Campaign(p, None, data, random.Random(0)).so == 3 - 1
+    assert C.Campaign(p, SETUP_ONLY, data, random.Random(0)).so == 3 - 1
     data["campaigns"]["comienza_la_batalla"]["so_options"]["raider"]["cost"] = 3
-    assert C.Campaign(p, None, data, random.Random(0)).so == 0
+    assert C.Campaign(p, SETUP_ONLY, data, random.Random(0)).so == 0
+    c = C.Campaign(dict(p, policy={"so": "none"}), None, data, random.Random(0))  # bought at the Strategic Segment
+    c.turn = 1
+    c.strategic()
+    assert c.so == 0 and c.boats[3]["missions"] == ["raider"]
 
 
 def test_sheet_advanced_torpedo_cost_is_read():
     fleet = [dict(FLEET[0], advanced={"fat": 2})] + FLEET[1:]
     data = copy.deepcopy(DATA)
-    assert C.Campaign(dict(BASE, fleet=fleet), None, data, random.Random(0)).so == 2
+    assert C.Campaign(dict(BASE, fleet=fleet), SETUP_ONLY, data, random.Random(0)).so == 2
     data["campaigns"]["comienza_la_batalla"]["advanced_torpedo_cost"] = 1
-    assert C.Campaign(dict(BASE, fleet=fleet), None, data, random.Random(0)).so == 1
+    assert C.Campaign(dict(BASE, fleet=fleet), SETUP_ONLY, data, random.Random(0)).so == 1
+    c = C.Campaign(dict(BASE, fleet=fleet, policy={"so": "none"}), None, data, random.Random(0))
+    c.turn = 1
+    c.strategic()
+    assert c.so == 1 and c.boats[0]["fat"] == 2
 
 
 def test_sheet_calendar_year_is_read():

@@ -31,8 +31,11 @@ SPEC = "docs/models/uboat_leader_campaign.md"
 Band = Literal["okay", "shaken", "unfit"]
 
 
-def _copt(name, values, doc, source):
-    return RuleOption(name, tuple(values), values[0], doc, f"{DIGEST} {source}; {SPEC} §5")
+def _copt(name, values, doc, source, what_if=()):
+    """A campaign rule option; ``source`` = the digest's ambiguity/gap id, or "" for a reading of the
+    Spanish text itself (its lines are quoted in ``doc``)."""
+    where = f"{DIGEST} {source}; {SPEC} §5" if source else f"{SPEC} §3.3, §4.1, §5"
+    return RuleOption(name, tuple(values), values[0], doc, where, tuple(what_if))
 
 
 CONTACT_MODEL = _copt("contact_model", ["engagement", "abstract"],
@@ -56,6 +59,13 @@ CAMPAIGN_OPTIONS = (
           "its own ('Completa el Segmento Táctico para el U-Boat activo antes de empezar ... con otro', l.351): "
           "a joiner that searches later in the turn has it; or only once every boat has acted (before 2026-12)",
           "A4"),
+    _copt("so_purchases", ["every_strategic_segment", "setup_only"],
+          "Special Missions and advanced torpedoes are bought at every Strategic Segment ('Al inicio de cada "
+          "Segmento Estratégico, gasta puntos de Opción Especial y asigna Misiones Especiales', l.238; advanced "
+          "torpedoes for a boat 'en un recuadro de Puerto', l.273) from the SO the U-boats left, unspent points "
+          "carried on (l.255-256): each boat's fleet entry is bought again for every patrol; or once, at set-up "
+          "(the model before 2026-12: a what-if, l.256 lets points be spent 'durante un Segmento Estratégico')",
+          "", what_if=["setup_only"]),
     _copt("mission_box_events", ["box_only", "box_plus_move"],
           "entering a mission box draws only the box's Events ('roba el número de cartas de Evento que se indican "
           "en el recuadro', l.300) or also the Area's Movement value", "A7"),
@@ -95,6 +105,29 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class EnduranceParams(_Strict):
+    return_band: Band | None = None
+    min_torpedoes: int | None = Field(None, ge=0, le=100)
+    max_turns_at_sea: int | None = Field(None, ge=0, le=10_000)
+    sail_band: Literal["rested", "okay", "shaken", "unfit"] | None = None
+
+
+class AreaChoice(_Strict):
+    area: str
+
+
+class BoatPolicy(_Strict):
+    """C§6 policies one boat may have of its own (``fleet[i].policy``); unset = the shared ``policy``."""
+
+    patrol: Union[Literal["best", "spread", "nearest"], AreaChoice, None] = Field(
+        None, description="this boat's patrol policy (default: policy.patrol)")
+    endurance: Union[Literal["balanced", "cautious", "aggressive"], EnduranceParams, None] = Field(
+        None, description="this boat's endurance policy (default: policy.endurance)")
+    order: int | None = Field(None, ge=0, le=1000, description=(
+        "this boat's place in the activation order of the Operations and Tactical Segments and the loadout "
+        "purchases ('uno por uno', l.240, l.246): ascending, ties by list order (default: its list position)"))
+
+
 class AdvancedParams(_Strict):
     fat: int = Field(0, ge=0, le=50, description="FAT torpedoes (replace normal ones; ½ SO each, l.275)")
     t5: int = Field(0, ge=0, le=50, description="T5 torpedoes (replace normal ones; ½ SO each, l.275)")
@@ -109,6 +142,7 @@ class LoadoutParams(_Strict):
     mines: int = Field(0, ge=0, le=50, description="torpedoes replaced by mines: assigns a mine-laying mission (l.288)")
     missions: list[str] = Field(default_factory=list, description="Special Missions in order: attack, raider")
     port: str | None = Field(None, description="starting Port box (default: the map's first)")
+    policy: BoatPolicy | None = Field(None, description="this boat's own patrol / endurance policy (C§6)")
 
     @field_validator("missions")
     @classmethod
@@ -130,21 +164,10 @@ def each_boat_once(fleet: list[LoadoutParams]) -> list[LoadoutParams]:
     return fleet
 
 
-class EnduranceParams(_Strict):
-    return_band: Band | None = None
-    min_torpedoes: int | None = Field(None, ge=0, le=100)
-    max_turns_at_sea: int | None = Field(None, ge=0, le=10_000)
-    sail_band: Literal["rested", "okay", "shaken", "unfit"] | None = None
-
-
 class SoParams(_Strict):
-    order: list[Literal["intelligence", "air_search", "supply_ship", "priority_rr"]] | None = None
+    order: list[Literal["loadout", "intelligence", "air_search", "supply_ship", "priority_rr"]] | None = None
     reserve: float | None = Field(None, ge=0)
     rr_min_stress: int | None = Field(None, ge=0)
-
-
-class AreaChoice(_Strict):
-    area: str
 
 
 class MaxEscorts(_Strict):
@@ -295,9 +318,15 @@ class Campaign(Question):
         arrays = compile_campaign(p, ctx, gd)
         metrics = campaign_metrics(arrays.level_names, arrays.boat_ids, arrays.level_totals)
         placeholders = campaign_placeholders(ctx.rules, any(b.advanced.fat + b.advanced.t5 for b in p.fleet), gd)
-        notes = (placeholder_note(ctx.rules, placeholders),
-                 f"fleet cost {arrays.fleet_cost:g} of {arrays.so_total:g} SO; so_spent / so_left count the SO "
-                 f"kept for the campaign")
+        if ctx.rules["so_purchases"] == "setup_only":
+            cost = (f"fleet cost {arrays.fleet_cost:g} of {arrays.so_total:g} SO (loadout bought at set-up); "
+                    f"so_spent / so_left count the SO kept for the campaign")
+        else:
+            cost = (f"U-boats cost {arrays.setup_cost:g} of {arrays.so_total:g} SO; each boat's missions and "
+                    f"advanced torpedoes ({arrays.fleet_cost - arrays.setup_cost:g} SO a patrol for the fleet) are "
+                    f"bought from the rest at every Strategic Segment it leaves port (l.238, l.273), counted in "
+                    f"so_spent")
+        notes = (placeholder_note(ctx.rules, placeholders), cost)
         return Prepared(metrics, N_BINS, kernel=campaign_kernel, args=arrays.args, counters=COUNTERS,
                         placeholders=tuple(placeholders), notes=notes)
 

@@ -33,6 +33,11 @@ EVENT_TYPES = {"none": CS.EV_NONE, "stress": CS.EV_STRESS, "stress_roll": CS.EV_
                "contact": CS.EV_CONTACT}
 SO_OPTIONS = {"air_search": CS.O_AIR_SEARCH, "supply_ship": CS.O_SUPPLY_SHIP, "intelligence": CS.O_INTELLIGENCE,
               "priority_rr": CS.O_PRIORITY_RR, "radio_call": CS.O_RADIO_CALL}
+#: the Special Missions' options (cost, max) in the kernel's table: O_MINE_LAYING + MS_*
+MISSION_OPTIONS = {"mine_laying": CS.O_MINE_LAYING, "attack": CS.O_ATTACK_MISSION, "raider": CS.O_RAIDER_MISSION}
+#: ``policy.so.order`` item: the boats' loadouts (missions, advanced torpedoes), bought for each boat
+#: leaving a Port box (C§4.1); put first when the order does not name it
+LOADOUT = "loadout"
 BANDS = {"okay": CS.BAND_OKAY, "shaken": CS.BAND_SHAKEN, "unfit": CS.BAND_UNFIT, "rested": CS.BAND_RESTED}
 #: C§6 presets (a mapping in the params overrides fields of the first one): endurance =
 #: (return_band, min_torpedoes, max_turns_at_sea, sail_band); so = (order, reserve, rr_min_stress)
@@ -43,7 +48,7 @@ ENDURANCE = {name: dict(zip(ENDURANCE_FIELDS, v)) for name, v in (
 SO_FIELDS = ("order", "reserve", "rr_min_stress")
 SO_PRESETS = {name: dict(zip(SO_FIELDS, (order, 0, 4))) for name, order in (
     ("intel", ["intelligence"]), ("none", []), ("air_search", ["air_search"]),
-    ("support", ["priority_rr", "supply_ship"]))}
+    ("support", ["priority_rr", LOADOUT, "supply_ship"]))}
 #: Fleet size limit (a typo guard; the workspace is per boat)
 MAX_FLEET = 16
 #: Histogram width: a metric above it is clipped into the last bin (its mean stays exact).
@@ -58,8 +63,9 @@ class CampaignArrays:
     args: CS.CampaignArgs
     level_names: list[str]
     boat_ids: list[str]
-    fleet_cost: float
+    fleet_cost: float     # the boats' crew levels plus one patrol's loadout (missions, advanced torpedoes)
     so_total: float
+    setup_cost: float = 0.0   # SO paid at set-up: fleet_cost under setup_only, the boats alone otherwise
     area_names: list[str] = field(default_factory=list)
     level_totals: list[int] = field(default_factory=list)   # VP total of each success level (sheet order)
 
@@ -226,10 +232,11 @@ class Fleet:
     loadouts: np.ndarray      # [i, BS_*]
     crew_levels: np.ndarray   # [i, level, BL_*]
     missions: np.ndarray      # [i, k] = MS_*
-    cost: float
+    cost: float               # crew levels + one loadout (C§3.3)
     classes: list[str]
     seeker_mods: list[int]
     mission_lists: list[list[str]]
+    boats_cost: float = 0.0   # crew levels only (l.198: what set-up pays under every_strategic_segment)
 
 
 @dataclass
@@ -288,6 +295,8 @@ def _fleet(p, ctx: Context, gd: GameData, sheet: Sheet, cm: CampaignMap, crules:
     classes = gd.get("uboat_classes")
     n_boats = len(p.fleet)
     max_missions = max([len(b.missions) + (1 if b.mines else 0) for b in p.fleet] + [1])
+    if max_missions > CS.MAX_MISSIONS:
+        raise param_error(ctx, "fleet", f"at most {CS.MAX_MISSIONS} Special Missions per U-boat")
     fleet = Fleet(np.zeros((n_boats, CS.N_BS_FIELDS), np.int64),
                   np.zeros((n_boats, CS.N_LEVELS, CS.N_BL_FIELDS), np.int64),
                   np.zeros((n_boats, max_missions), np.int64), 0.0, [], [], [])
@@ -304,16 +313,23 @@ def _fleet(p, ctx: Context, gd: GameData, sheet: Sheet, cm: CampaignMap, crules:
         refusal = boat_refusal(card, sheet.data)
         if refusal:
             raise param_error(ctx, f"fleet[{i}].id", refusal)
-        missions = _boat_loadout(ctx, sheet, cm, i, b, card, classes[cls], fleet)
+        missions = _boat_loadout(ctx, sheet, cm, i, b, card, classes[cls], fleet, p.policy.endurance)
         fleet.crew_levels[i] = _crew_levels(card)
         fleet.missions[i, : len(missions)] = [MISSIONS[ms] for ms in missions]
         fleet.classes.append(cls)
         fleet.seeker_mods.append(crules["contact_modifiers"]["seeker"] if "seeker" in _abilities(card) else 0)
         fleet.mission_lists.append(missions)
+    # C§6 activation order: fleet[i].policy.order, default the list position; ties by list order
+    rank = [b.policy.order if b.policy is not None and b.policy.order is not None else i for i, b in enumerate(p.fleet)]
+    fleet.loadouts[:, CS.BS_ACTIVATION] = sorted(range(n_boats), key=lambda i: (rank[i], i))
     so_total = sheet.data["durations"][p.duration]["so"]
-    if fleet.cost > so_total:
-        raise param_error(ctx, "fleet", f"the fleet costs {fleet.cost:g} SO; the sheet gives {so_total:g} for a "
-                          f"{p.duration} campaign (l.198)")
+    if ctx.rules["so_purchases"] == "setup_only":
+        if fleet.cost > so_total:
+            raise param_error(ctx, "fleet", f"the fleet costs {fleet.cost:g} SO; the sheet gives {so_total:g} for a "
+                              f"{p.duration} campaign (l.198)")
+    elif fleet.boats_cost > so_total:
+        raise param_error(ctx, "fleet", f"the U-boats cost {fleet.boats_cost:g} SO; the sheet gives {so_total:g} for "
+                          f"a {p.duration} campaign (l.198)")
     return fleet
 
 
@@ -321,10 +337,16 @@ def _abilities(card: dict) -> list[str]:
     return card.get("abilities") or []
 
 
+def _endurance(e) -> dict:
+    """C§6 ``endurance``: a preset name or the fields overriding ``balanced``."""
+    return dict(ENDURANCE[e]) if isinstance(e, str) else {**ENDURANCE["balanced"], **e.model_dump(exclude_none=True)}
+
+
 def _boat_loadout(ctx: Context, sheet: Sheet, cm: CampaignMap, i: int, b, card: dict, cls_data: dict,
-                  fleet: Fleet) -> list[str]:
-    """Boat ``i``'s loadout (torpedoes, advanced counters, mines, missions, port) checked and
-    written to ``fleet.loadouts[i]``; its price added to ``fleet.cost``. Returns its missions."""
+                  fleet: Fleet, shared_endurance) -> list[str]:
+    """Boat ``i``'s loadout (torpedoes, advanced counters, mines, missions, port) and endurance
+    policy (its own ``fleet[i].policy.endurance`` or ``shared_endurance``) checked and written to
+    ``fleet.loadouts[i]``; its price added to ``fleet.cost``. Returns its missions."""
     cls = card["class"]
     lvl = card["levels"][b.level]
     okay = lvl["okay"]
@@ -349,6 +371,10 @@ def _boat_loadout(ctx: Context, sheet: Sheet, cm: CampaignMap, i: int, b, card: 
     so_opts = sheet.data["so_options"]
     fleet.cost += lvl["cost"] + sheet.data["advanced_torpedo_cost"] * (fat + t5) + \
         sum(so_opts[MISSION_SO[ms]]["cost"] for ms in missions)
+    fleet.boats_cost += lvl["cost"]
+    if missions and ctx.rules["so_purchases"] == "every_strategic_segment":
+        for ms in missions:
+            sheet.use(f"so_options.{MISSION_SO[ms]}.max")
     row = fleet.loadouts[i]
     row[CS.BS_AMMO] = cls_data["ammunition"] if cls_data["deck_gun"] else 0
     row[CS.BS_SEEKER] = "seeker" in _abilities(card)
@@ -358,6 +384,12 @@ def _boat_loadout(ctx: Context, sheet: Sheet, cm: CampaignMap, i: int, b, card: 
     row[CS.BS_N_MISSIONS] = len(missions)
     row[CS.BS_PORT] = port
     row[CS.BS_LEVEL] = LEVELS.index(b.level)
+    endurance = _endurance(b.policy.endurance if b.policy is not None and b.policy.endurance is not None
+                           else shared_endurance)
+    row[CS.BS_RETURN_BAND] = BANDS[endurance["return_band"]]
+    row[CS.BS_MIN_TORPEDOES] = endurance["min_torpedoes"]
+    row[CS.BS_MAX_TURNS_AT_SEA] = endurance["max_turns_at_sea"]
+    row[CS.BS_SAIL_BAND] = BANDS[endurance["sail_band"]]
     return missions
 
 
@@ -411,19 +443,22 @@ def _patrol_plan(p, ctx: Context, cm: CampaignMap, fleet: Fleet, i: int, steps, 
     """C§6 ``patrol``: boat ``i``'s sea Area for every (home port, current Area), -1 when it
     can reach none: a named Area, the nearest one, or the one of most expected contacts
     (``best``; ``spread`` takes the i-th of that ranking)."""
-    pol = p.policy
+    own = p.fleet[i].policy
+    patrol_pol = own.patrol if own is not None and own.patrol is not None else p.policy.patrol
+    where = f"fleet[{i}].policy.patrol.area" if own is not None and own.patrol is not None else "policy.patrol.area"
     cls = fleet.classes[i]
     seas = list(contact_rows)
     n_areas = cm.n()
     expected = {a: sum(_table_contacts(contact_rows[a], r + fleet.seeker_mods[i]) for r in range(1, 11)) for a in seas}
     home_port = int(fleet.loadouts[i, CS.BS_PORT])
     fixed = None
-    if not isinstance(pol.patrol, str):
-        fixed = cm.idx.get(pol.patrol.area, -1)
+    if not isinstance(patrol_pol, str):
+        fixed = cm.idx.get(patrol_pol.area, -1)
         if fixed < 0 or cm.kind[fixed] != CS.AREA_SEA or cls in cm.barred_by[fixed] \
                 or steps[fixed][home_port] >= UNREACHABLE:
-            raise param_error(ctx, "policy.patrol.area", f"{pol.patrol.area!r} is not a sea Area "
-                              f"{p.fleet[i].id} can reach{suggest(pol.patrol.area, cm.names)}")
+            reachable = [cm.names[x] for x in seas if cls not in cm.barred_by[x] and steps[x][home_port] < UNREACHABLE]
+            raise param_error(ctx, where, f"{patrol_pol.area!r} is not a sea Area {p.fleet[i].id} can reach"
+                              f"{suggest(patrol_pol.area, cm.names)}; allowed: {', '.join(reachable)}")
     patrol = np.full((n_areas, n_areas), -1, np.int64)
     for home in cm.ports:
         for a in range(n_areas):
@@ -432,11 +467,11 @@ def _patrol_plan(p, ctx: Context, cm: CampaignMap, fleet: Fleet, i: int, steps, 
                 continue
             if fixed is not None:
                 patrol[home, a] = fixed
-            elif pol.patrol == "nearest":
+            elif patrol_pol == "nearest":
                 patrol[home, a] = min(cands, key=lambda x: (steps[x][home], x))
             else:
                 ranked = sorted(cands, key=lambda x: (-expected[x], steps[x][home], x))
-                patrol[home, a] = ranked[0] if pol.patrol == "best" else ranked[i % len(ranked)]
+                patrol[home, a] = ranked[0] if patrol_pol == "best" else ranked[i % len(ranked)]
     if patrol[home_port, home_port] < 0:
         raise param_error(ctx, f"fleet[{i}]", f"{p.fleet[i].id} ({cls}) can reach no sea Area from its port")
     return patrol
@@ -613,23 +648,30 @@ def _special_options(p, ctx: Context, gd: GameData, sheet: Sheet) -> tuple[np.nd
     """C§4.1, C§3.3: [SO_COST / SO_MAX / SO_ORDER, option] and the ``policy.so`` plan."""
     pol = p.policy
     so_opts = sheet.data["so_options"]
-    table = np.zeros((3, max(CS.N_SO_OPTIONS, 4)), np.int64)
-    for name, code in SO_OPTIONS.items():
+    table = np.zeros((3, CS.N_SO_OPTIONS), np.int64)
+    for name, code in {**SO_OPTIONS, **MISSION_OPTIONS}.items():
         o = so_opts[name]
         table[CS.SO_COST, code] = _so_units(o["cost"], f"{sheet.file}: campaign.so_options.{name}.cost")
         table[CS.SO_MAX, code] = CS.SO_UNLIMITED if o["max"] == "U" else int(o["max"])
+    table[CS.SO_COST, CS.O_ADVANCED] = _so_units(sheet.data["advanced_torpedo_cost"],
+                                                 f"{sheet.file}: campaign.advanced_torpedo_cost")
+    table[CS.SO_MAX, CS.O_ADVANCED] = CS.SO_UNLIMITED
     so_pol = dict(SO_PRESETS[pol.so]) if isinstance(pol.so, str) else \
         {**SO_PRESETS["intel"], **pol.so.model_dump(exclude_none=True)}
     order = list(so_pol["order"])
     if len(set(order)) != len(order):
         raise param_error(ctx, "policy.so.order", "each option at most once per turn")
+    if LOADOUT not in order:  # the boats' loadouts first, unless the order places them (C§4.1)
+        order.insert(0, LOADOUT)
+    so_pol["order"] = order
     for name in order:
-        sheet.use(f"so_options.{name}")
+        if name != LOADOUT:
+            sheet.use(f"so_options.{name}")
     if pol.radio_call != "never":
         sheet.use("so_options.radio_call")
     if "air_search" in order:
         gd.use("campaign_rules.air_search_discard")
-    table[CS.SO_ORDER, : len(order)] = [SO_OPTIONS[o] for o in order]
+    table[CS.SO_ORDER, : len(order)] = [CS.O_LOADOUT if o == LOADOUT else SO_OPTIONS[o] for o in order]
     return table, so_pol
 
 
@@ -661,7 +703,7 @@ def _use_rule_modules(p, rules: dict, sheet: Sheet, gd: GameData) -> None:
         gd.use("campaign_rules.advanced_torpedo_module")
 
 
-def _size_config(p, sheet: Sheet, n_areas: int, n_levels: int, fleet_cost: float) -> dict[int, int]:
+def _size_config(p, sheet: Sheet, n_areas: int, n_levels: int, setup_cost: float) -> dict[int, int]:
     """config: the campaign's sizes, limits and starting SO (half points)."""
     dur = sheet.data["durations"][p.duration]
     n_boats = len(p.fleet)
@@ -670,7 +712,7 @@ def _size_config(p, sheet: Sheet, n_areas: int, n_levels: int, fleet_cost: float
         CS.K_N_METRICS: CS.N_FIXED_METRICS + n_levels + CS.N_BOAT_METRICS * n_boats,
         CS.K_PATROL_LIMIT: int(dur["patrols"]), CS.K_MAX_TURNS: p.max_turns,
         CS.K_SO_START: _so_units(dur["so"], f"{sheet.file}: campaign.durations.{p.duration}.so")
-        - _so_units(fleet_cost, "params.fleet cost"),
+        - _so_units(setup_cost, "params.fleet cost"),
     }
 
 
@@ -735,12 +777,8 @@ def _rule_config(rules: dict, sheet: Sheet, crules: dict, split_year: int) -> di
 
 def _policy_config(pol, so_pol: dict, tactics_in_use: bool) -> dict[int, int]:
     """config: the named policies of C§6."""
-    endurance = dict(ENDURANCE[pol.endurance]) if isinstance(pol.endurance, str) else \
-        {**ENDURANCE["balanced"], **pol.endurance.model_dump(exclude_none=True)}
     tac = pol.tactical
-    return {
-        CS.K_RETURN_BAND: BANDS[endurance["return_band"]], CS.K_MIN_TORPEDOES: endurance["min_torpedoes"],
-        CS.K_MAX_TURNS_AT_SEA: endurance["max_turns_at_sea"], CS.K_SAIL_BAND: BANDS[endurance["sail_band"]],
+    return {  # endurance is per boat: loadouts[i, BS_RETURN_BAND ..] (_boat_loadout)
         CS.K_ATTACK: ({"always": CS.ATTACK_ALWAYS, "no_naval": CS.ATTACK_NO_NAVAL, "never": CS.ATTACK_NEVER}
                       [pol.attack] if isinstance(pol.attack, str) else CS.ATTACK_MAX_ESCORTS),
         CS.K_ATTACK_K: 0 if isinstance(pol.attack, str) else pol.attack.max_escorts,
@@ -795,12 +833,15 @@ def compile_campaign(p, ctx: Context, gd: GameData) -> CampaignArrays:
     special_options, so_pol = _special_options(p, ctx, gd, sheet)
     success_levels, level_names = _success_levels(sheet)
     _use_rule_modules(p, rules, sheet, gd)
-    config = _config_array(_size_config(p, sheet, cm.n(), len(level_names), fleet.cost),
+    every_segment = rules["so_purchases"] == "every_strategic_segment"
+    setup_cost = fleet.boats_cost if every_segment else fleet.cost
+    config = _config_array(_size_config(p, sheet, cm.n(), len(level_names), setup_cost),
                            _module_config(rules, crules, combat, wp),
                            _rule_config(rules, sheet, crules, gd.get("events")["split_year"]),
                            _policy_config(p.policy, so_pol, decks.tactics_in_use), _deck_config(decks))
     engagement = rules["contact_model"] == "engagement"
     config[CS.K_CONTACT_ENGAGEMENT] = engagement
+    config[CS.K_SO_EVERY_SEGMENT] = every_segment
     if engagement:
         engagement_arrays, cards = _engagement_arrays(p, ctx, gd, decks.convoys, decks.tactics_in_use, decks.cards)
     else:
@@ -813,7 +854,7 @@ def compile_campaign(p, ctx: Context, gd: GameData) -> CampaignArrays:
                            success_levels=success_levels, **engagement_arrays)
     thresholds = sheet.data["vp_thresholds"]
     return CampaignArrays(args, level_names, [b.id for b in p.fleet], fleet.cost,
-                          sheet.data["durations"][p.duration]["so"], cm.names,
+                          sheet.data["durations"][p.duration]["so"], setup_cost, cm.names,
                           [int(thresholds[n]) for n in level_names])
 
 

@@ -34,6 +34,7 @@ CAMPAIGN_RULE_OPTIONS = {
     "attacked_marker": ("all_attackers", ("all_attackers", "joiners_not_searched")),  # A4
     "attacked_duration": ("one_turn", ("one_turn", "until_port")),                   # G21
     "attacked_timing": ("end_of_boat_segment", ("end_of_boat_segment", "end_of_turn")),  # A4, l.76/l.351
+    "so_purchases": ("every_strategic_segment", ("every_strategic_segment", "setup_only")),  # l.238, l.273
     "mission_box_events": ("box_only", ("box_only", "box_plus_move")),               # A7
     "unfit_return": ("operations", ("operations", "tactical")),                      # A8
     "cool": ("every_refit", ("every_refit", "in_port")),                             # A14
@@ -59,7 +60,7 @@ SO_PRESETS = {
     "intel": {"order": ["intelligence"], "reserve": 0, "rr_min_stress": 4},
     "none": {"order": [], "reserve": 0, "rr_min_stress": 4},
     "air_search": {"order": ["air_search"], "reserve": 0, "rr_min_stress": 4},
-    "support": {"order": ["priority_rr", "supply_ship"], "reserve": 0, "rr_min_stress": 4},
+    "support": {"order": ["priority_rr", "loadout", "supply_ship"], "reserve": 0, "rr_min_stress": 4},
 }
 POLICY_DEFAULTS = {
     "patrol": "best",            # best | spread | nearest | {area: NAME}
@@ -75,7 +76,9 @@ POLICY_DEFAULTS = {
     "tactical": {},              # the engagement policy (docs/models/uboat_leader.md §4.1) + start
 }
 PARAM_KEYS = ("campaign", "duration", "fleet", "policy", "max_turns", "max_rounds")
-BOAT_KEYS = ("id", "level", "ready", "stored", "advanced", "mines", "missions", "port")
+BOAT_KEYS = ("id", "level", "ready", "stored", "advanced", "mines", "missions", "port", "policy")
+BOAT_POLICY_KEYS = ("patrol", "endurance", "order")  # C§6 policies a boat may have of its own
+MISSION_OPTION = {"mine": "mine_laying", "attack": "attack", "raider": "raider"}
 BANDS = ("okay", "shaken", "unfit")
 
 
@@ -371,6 +374,9 @@ class Campaign:
         self.pol = {k: pol.get(k, v) for k, v in POLICY_DEFAULTS.items()}
         self.endurance = _preset(ENDURANCE, self.pol["endurance"], "params.policy.endurance")
         self.so_pol = _preset(SO_PRESETS, self.pol["so"], "params.policy.so")
+        if "loadout" not in self.so_pol["order"]:  # the boats' loadouts first unless placed (C§4.1)
+            self.so_pol["order"] = ["loadout"] + list(self.so_pol["order"])
+        self.every_segment = self.R["so_purchases"] == "every_strategic_segment"
         self.mission_pol = _merge(POLICY_DEFAULTS["mission"], pol.get("mission"), "params.policy.mission")
         self.raider_pol = _merge(POLICY_DEFAULTS["raider"], pol.get("raider"), "params.policy.raider")
         tac = dict(self.pol["tactical"] or {})
@@ -401,7 +407,9 @@ class Campaign:
             raise ValueError("params.fleet: at least one U-boat (§2.4)")
         if len({b["id"] for b in self.boats}) != len(self.boats):
             raise ValueError("params.fleet: a U-boat may be selected only once (§2.4)")
-        cost = sum(b["cost"] for b in self.boats)
+        # C§6: the order in which the boats move, fight and buy ('uno por uno', l.240, l.246)
+        self.acting = sorted(self.boats, key=lambda b: (b["order"], b["i"]))
+        cost = sum(b["cost"] if not self.every_segment else b["boat_cost"] for b in self.boats)
         if cost > self.so_total:
             raise ValueError(f"params.fleet: costs {cost} SO, the sheet gives {self.so_total}")
         self.so = self.so_total - cost
@@ -447,6 +455,10 @@ class Campaign:
         key = {"mine": "mine_laying", "attack": "attack", "raider": "raider"}
         cost = lvl["cost"] + self.sheet["advanced_torpedo_cost"] * (fat + t5) + \
             sum(so_opt[key[ms]]["cost"] for ms in missions)
+        own = dict(b.get("policy") or {})
+        E._check_keys(own, BOAT_POLICY_KEYS, f"params.fleet[{i}].policy")
+        endurance = _preset(ENDURANCE, own["endurance"], f"params.fleet[{i}].policy.endurance") \
+            if own.get("endurance") is not None else None  # None: the shared self.endurance
         port = self.map.index[b["port"]] if b.get("port") else self.map.ports[0]
         if self.map.kind[port] != "port":
             raise ValueError(f"params.fleet[{i}].port: {b['port']} is not a Port box")
@@ -457,11 +469,17 @@ class Campaign:
                 "cool": "cool" in (card.get("abilities") or []),
                 "load": {"ready": ready, "stored": stored, "ammo": ammo},
                 "ready": ready, "stored": stored, "tubes": ready, "ammo": ammo,
-                "fat": fat, "t5": t5, "mines": mines, "missions": missions, "cost": cost,
+                "fat": fat, "t5": t5, "mines": mines, "missions": missions, "cost": cost, "boat_cost": lvl["cost"],
+                "plan": {"fat": fat, "t5": t5, "mines": mines, "missions": list(missions)},
+                "endurance": endurance, "patrol": own.get("patrol") if own.get("patrol") is not None else None,
+                "order": int(own["order"]) if own.get("order") is not None else i,
                 "area": port, "search": False, "stress": 0, "xp": 0, "vp": 0, "xp_total": 0,
                 "patrols": 0, "retired": False, "lost": False, "turns_at_sea": 0,
                 "attacked": False, "attacked_now": False, "searched": False, "contact_bonus": 0,
                 "dest": None}
+        if self.R["so_purchases"] == "every_strategic_segment":  # bought at the Strategic Segments (l.238)
+            boat["fat"] = boat["t5"] = boat["mines"] = 0
+            boat["missions"] = []
         self.load_out(boat)
         return boat
 
@@ -556,7 +574,7 @@ class Campaign:
     # ---- policies (C§6)
     def patrol_area(self, b):
         """Policy 'patrol': the sea Area the boat heads for when it has no mission or return."""
-        pol = self.pol["patrol"]
+        pol = b["patrol"] if b["patrol"] is not None else self.pol["patrol"]
         port = b["home"] if "home" in b else b["area"]
         cands = [a for a in self.map.seas if not self.map.barred(a, b["cls"])
                  and self.map.dist_to(a, b["cls"])[b["area"]] is not None]
@@ -588,8 +606,12 @@ class Campaign:
                 best = (d, a)
         return best[1]
 
+    def boat_endurance(self, b):
+        """C§6: the boat's own endurance policy (fleet[i].policy.endurance), else the shared one."""
+        return b["endurance"] if b["endurance"] is not None else self.endurance
+
     def should_return(self, b):
-        e = self.endurance
+        e = self.boat_endurance(b)
         band = BANDS.index(self.band(b))
         return (band >= BANDS.index(e["return_band"]) or b["ready"] + b["stored"] <= e["min_torpedoes"]
                 or b["turns_at_sea"] >= e["max_turns_at_sea"])
@@ -597,7 +619,7 @@ class Campaign:
     def may_sail(self, b):
         if b["patrols"] >= self.patrol_limit or self.band(b) == "unfit":
             return False
-        sb = self.endurance["sail_band"]
+        sb = self.boat_endurance(b)["sail_band"]
         if sb == "rested":
             return b["stress"] == 0
         return BANDS.index(self.band(b)) <= BANDS.index(sb)
@@ -624,6 +646,13 @@ class Campaign:
         self.counters = {k: set() for k in SO_COUNTER_OPTIONS}
         sp = self.so_pol
         for opt in sp["order"]:
+            if opt == "loadout":
+                if self.every_segment:
+                    for b in self.acting:
+                        if self.active(b) and self.in_port(b) and b["dest"] != b["area"]:
+                            self.buy_loadout(b, sp["reserve"])
+                            b["dest"], b["mission_now"] = self.plan(b)
+                continue
             if opt == "priority_rr":
                 tired = [b for b in self.boats if self.active(b) and self.in_port(b)
                          and b["stress"] >= sp["rr_min_stress"]]
@@ -652,6 +681,33 @@ class Campaign:
             self.counters_active = {k: set() for k in SO_COUNTER_OPTIONS}
         else:
             self.counters_active = self.counters
+
+    def buy_loadout(self, b, reserve):
+        """so_purchases: every_strategic_segment (l.238): a boat in a Port box that sails this turn buys
+        its fleet entry again -- with no mission pending, each mission in order (l.285; mine-laying only
+        in port, l.288: its mines are loaded now), each within cost and max; then FAT, then T5 up to
+        the entry's counts at ½ SO each, in port only (l.273, l.275), each replacing a normal torpedo."""
+        plan = b["plan"]
+        if not b["missions"]:
+            for ms in plan["missions"]:
+                if self.can_buy(MISSION_OPTION[ms], 1, reserve):
+                    self.spend(MISSION_OPTION[ms])
+                    b["missions"].append(ms)
+                    self.trace.append((self.turn, b["id"], "so", ms))
+                    if ms == "mine":
+                        b["mines"] = plan["mines"]
+                        st = min(b["mines"], b["stored"])
+                        b["stored"] -= st
+                        b["ready"] -= b["mines"] - st
+                        b["fat"] = min(b["fat"], b["ready"] + b["stored"])
+                        b["t5"] = min(b["t5"], b["ready"] + b["stored"] - b["fat"])
+        cost = self.sheet["advanced_torpedo_cost"]
+        for kind in ("fat", "t5"):
+            while (b[kind] < plan[kind] and b["ready"] + b["stored"] - b["fat"] - b["t5"] > 0
+                   and self.so - cost >= reserve):
+                self.so -= cost
+                self.m["so_spent"] += cost
+                b[kind] += 1
 
     # ---- 2. Operations Segment (§5)
     def enter_port(self, b):
@@ -690,7 +746,7 @@ class Campaign:
 
     def operations(self):
         limit = 1 if self.R["map_movement"] == "one_area" else None
-        for b in self.boats:
+        for b in self.acting:
             if not self.at_sea(b) and not (self.active(b) and self.in_port(b)):
                 continue
             if self.band(b) == "unfit" and self.at_sea(b):
@@ -862,13 +918,13 @@ class Campaign:
     # ---- 3. Tactical Segment (§6)
     def tactical(self):
         if self.R["unfit_return"] == "tactical":  # A8 (b)
-            for b in self.boats:
+            for b in self.acting:
                 if self.at_sea(b) and self.band(b) == "unfit":
                     self.move_to(b, self.map.nearest_port(b["area"], b["cls"]))
         for b in self.boats:
             b["attacked_now"] = False
             b["searched"] = False
-        for b in self.boats:
+        for b in self.acting:
             if not self.at_sea(b) or b["search"]:
                 continue
             if self.band(b) == "unfit":
