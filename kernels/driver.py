@@ -80,3 +80,19 @@ def run_trials(trial, workspace, args, seed, key, chunk_lo, chunk_hi, chunk_size
 def no_workspace(args):
     """For trials that need no scratch: a placeholder the trial ignores."""
     return np.empty(0, np.int64)
+
+
+@jit
+def add_pair_products(row, offset, values, first, k):
+    """A paired group's cross sums (docs/architecture.md "The kernel-result contract"):
+    ``row[offset + p] += values[first + i] * values[first + j]`` for every pair ``i < j`` of the
+    ``k`` metrics from ``first``, ``p`` counting pairs row by row ((0,1), (0,2), ..., (1,2), ...;
+    :func:`analyzer.core.ranking.pair_index`). Call it from a trial after writing ``values``:
+    with the metrics' sums and sums of squares the runner gets every pairwise difference's mean,
+    variance and "equal in every trial" exactly, in integers (bit-identical for any thread count)."""
+    p = offset
+    for i in range(k):
+        vi = values[first + i]
+        for j in range(i + 1, k):
+            row[p] += vi * values[first + j]
+            p += 1

@@ -41,6 +41,14 @@ class Metric:
     #: placeholder paths (or path prefixes) that cannot change this metric: a figure of it
     #: does not list them (e.g. the HP a critical deals does not change P(hits >= DR))
     unaffected_by: tuple[str, ...] = ()
+    #: what the metric measures and of which game entity (fleet, gun, allocation, pattern, unit),
+    #: the ``quantity`` / ``entity`` columns of ``answers.parquet``; unset, a name ``q.e`` reads as
+    #: quantity ``q`` of entity ``e`` and any other name as a quantity of no entity
+    quantity: str | None = None
+    entity: str | None = None
+    #: further coordinates of the metric as ``answers.parquet`` columns, e.g. a B-17 cell's
+    #: ``(("clock", "10:30"), ("altitude", "high"))``
+    coords: tuple[tuple[str, object], ...] = ()
 
     @property
     def is_probability(self) -> bool:
@@ -123,6 +131,15 @@ class Prepared:
     column ``k`` of the counters means ``counters[k]``, summed by the runner and noted
     when non-zero. ``derived_notes(summaries, exact)``, when given, runs after the point
     is summarised (rankings and other notes computed from the final metrics).
+
+    Rankings (:mod:`analyzer.core.ranking`): ``paired_groups`` declares options whose per-trial
+    values the kernel also records pairwise, as counter columns (declared in ``counters`` like any
+    other, with no note; :func:`kernels.driver.add_pair_products`): the runner turns each group's
+    sums into :class:`~analyzer.core.ranking.PairedDifferences` (the first metric of the group
+    names it; an exact run passes none: rank on ``PairedDifferences.exact``). ``derived_ranking(summaries, exact,
+    pairs, trials)``
+    returns the point's :class:`~analyzer.core.ranking.Ranking` list (``PointResult.rankings``);
+    with it, ``derived_notes`` is called as ``derived_notes(summaries, exact, rankings)``.
     Nothing here changes after ``prepare`` returns.
     """
 
@@ -134,7 +151,13 @@ class Prepared:
     exact: Callable[[], "dict[str, ExactMetric] | ExactAnswer"] | None = field(default=None, kw_only=True)
     placeholders: tuple[Placeholder, ...] = field(default=(), kw_only=True)
     notes: tuple[str, ...] = field(default=(), kw_only=True)
-    derived_notes: Callable[[dict, bool], list[str]] | None = field(default=None, kw_only=True)
+    derived_notes: Callable[..., list[str]] | None = field(default=None, kw_only=True)
+    paired_groups: tuple = field(default=(), kw_only=True)  # tuple[ranking.PairedGroup, ...]
+    derived_ranking: Callable[[dict, bool, dict, int], list] | None = field(default=None, kw_only=True)
+    #: per entity (as in :attr:`Metric.entity`) the structured facts a table row about it carries,
+    #: e.g. ``{"fleet_a": {"cost": 30.0, "budget": 32.0}}``, and under ``None`` the point's own
+    #: (``{None: {"cost": 95}}``): columns of ``answers.parquet``
+    entity_columns: dict[str, dict] = field(default_factory=dict, kw_only=True)
     data_files: tuple[dict, ...] = field(default=(), kw_only=True)  # set by the runner from Context
 
     def run_kernel(self, seed: int, key: int, chunk_lo: int, chunk_hi: int, chunk_size: int,

@@ -27,3 +27,5 @@ class PointResult:
     exact: bool = False
     data_files: list[dict] = field(default_factory=list)  # see Context.data_files
     counters: dict[str, int] = field(default_factory=dict)  # kernel counters, summed
+    entity_columns: dict[str, dict] = field(default_factory=dict)  # see Prepared.entity_columns
+    rankings: list = field(default_factory=list)  # analyzer.core.ranking.Ranking: see Prepared.derived_ranking

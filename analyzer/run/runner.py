@@ -17,6 +17,7 @@ import numpy as np
 
 from analyzer.core import interrupt
 from analyzer.core.questions import ExactAnswer, ExactMetric, Metric, Prepared
+from analyzer.core.ranking import group_differences
 from analyzer.core.results import PointResult
 from analyzer.core.scenario import Scenario, ScenarioDataError, SweepPoint
 from analyzer.core.errors import ScenarioError
@@ -191,11 +192,32 @@ def summarize(point: SweepPoint, prepared: Prepared, acc: MetricAccumulator,
     for name, n in clipped.items():
         notes.append(f"{name}: {n} trials above the histogram's top bin (mean and SE stay exact; "
                      f"the distribution's last bin means 'or more')")
-    if prepared.derived_notes is not None:
-        notes.extend(prepared.derived_notes(summaries, False))
+    index = {metric.name: m for m, metric in enumerate(prepared.metrics)}
+    pairs, cross = {}, set()
+    for g in prepared.paired_groups:         # every pairwise difference of a group's options, exact sums
+        rows = [index[name] for name in g.metrics]
+        pairs[g.metrics[0]] = group_differences(
+            g, acc.trials, [acc.exact_moment(r, 0) for r in rows], [acc.exact_moment(r, 1) for r in rows],
+            acc.counters, prepared.metrics[rows[0]].scale)
+        cross.update(range(g.counter_offset, g.counter_offset + g.n_pairs))
+    rankings, derived = _derived(prepared, summaries, False, pairs, acc.trials)
+    notes.extend(derived)
     return PointResult(point, list(prepared.metrics), acc.trials, summaries, dists, clipped,
                        list(prepared.placeholders), notes, seconds, data_files=list(prepared.data_files),
-                       counters={c.name: int(n) for c, n in zip(prepared.counters, acc.counters)})
+                       counters={c.name: int(n) for k, (c, n) in enumerate(zip(prepared.counters, acc.counters))
+                                 if k not in cross},
+                       entity_columns=dict(prepared.entity_columns), rankings=rankings)
+
+
+def _derived(prepared: Prepared, summaries: dict, exact: bool, pairs: dict, trials: int) -> tuple[list, list[str]]:
+    """The point's rankings and derived notes (:class:`Prepared`: ``derived_ranking``, ``derived_notes``)."""
+    rankings = ([] if prepared.derived_ranking is None
+                else list(prepared.derived_ranking(summaries, exact, pairs, trials)))
+    if prepared.derived_notes is None:
+        return rankings, []
+    if prepared.derived_ranking is None:
+        return rankings, list(prepared.derived_notes(summaries, exact))
+    return rankings, list(prepared.derived_notes(summaries, exact, rankings))
 
 
 def exact_point(point: SweepPoint, prepared: Prepared) -> PointResult:
@@ -212,10 +234,11 @@ def exact_point(point: SweepPoint, prepared: Prepared) -> PointResult:
             keep = np.asarray(a.probs) > 0
             dists[metric.name] = (np.asarray(a.values)[keep], np.asarray(a.probs)[keep])
     metrics = [m for m in prepared.metrics if m.name in summaries]
-    if prepared.derived_notes is not None:
-        notes.extend(prepared.derived_notes(summaries, True))
+    rankings, derived = _derived(prepared, summaries, True, {}, 0)
+    notes.extend(derived)
     return PointResult(point, metrics, 0, summaries, dists, {}, list(prepared.placeholders),
-                       notes, 0.0, exact=True, data_files=list(prepared.data_files))
+                       notes, 0.0, exact=True, data_files=list(prepared.data_files),
+                       entity_columns=dict(prepared.entity_columns), rankings=rankings)
 
 
 def warm_up(prepared: list[Prepared], notify=None) -> float:

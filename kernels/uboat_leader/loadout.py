@@ -14,6 +14,11 @@ a :class:`LoadoutArgs` holds them under the campaign record's own field names.
 Metric ``group * n_fleets + f`` is fleet ``f``'s value of group ``vp``, ``vp_diff``
 (VP minus fleet 0's VP: may be negative, its mean and SE are exact), ``boats_lost`` or
 ``p_level_<k>`` (sheet order).
+
+Counter columns ``N_COUNTERS ..`` hold the pair sums of the fleets' VP (every pair ``i < j``:
+sum of ``vp_i * vp_j``, :func:`kernels.driver.add_pair_products`), so the runner has the paired
+VP difference of every two fleets, not only against fleet 0 (the ranking's differences to the
+best, :mod:`analyzer.core.ranking`).
 """
 from __future__ import annotations
 
@@ -22,7 +27,7 @@ from collections import namedtuple
 import numpy as np
 
 from kernels._jit import jit, parallel_jit
-from kernels.driver import run_trials
+from kernels.driver import add_pair_products, run_trials
 from kernels.rng import STATE_WORDS
 from kernels.uboat_leader.campaign import campaign_trial, campaign_workspace
 from kernels.uboat_leader.campaign_state import (K_N_METRICS, M_BOATS_LOST, M_VP, N_COUNTERS, N_FIXED_METRICS,
@@ -76,6 +81,7 @@ def loadout_trial(state, values, counters, ws, args):
         values[G_BOATS_LOST * n_fleets + f] = fleet_values[M_BOATS_LOST]
         for k in range(n_levels):
             values[(G_LEVEL0 + k) * n_fleets + f] = fleet_values[N_FIXED_METRICS + k]
+    add_pair_products(counters, N_COUNTERS, values, G_VP * n_fleets, n_fleets)
     state[:] = ws.after_first
 
 
@@ -92,4 +98,11 @@ def loadout_workspace(args):
 def loadout_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, args):
     """Per-chunk (hist, moments, counters) of the loadout metrics (:mod:`kernels.driver`)."""
     return run_trials(loadout_trial, loadout_workspace, args, seed, key, chunk_lo, chunk_hi, chunk_size,
-                      n_trials, args.loadout_config[L_N_METRICS], n_bins, N_COUNTERS)
+                      n_trials, args.loadout_config[L_N_METRICS], n_bins, n_loadout_counters(args.loadout_config))
+
+
+@jit
+def n_loadout_counters(loadout_config):
+    """The campaign counters, then one VP pair sum per pair of fleets."""
+    n = loadout_config[L_N_FLEETS]
+    return N_COUNTERS + n * (n - 1) // 2

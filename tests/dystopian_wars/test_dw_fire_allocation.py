@@ -73,13 +73,30 @@ def test_ranking_notes_name_the_best_allocation():
     from analyzer.run.runner import exact_point, summarize
     prepared, _ = prepare("fire_allocation", TURRETS["params"])
     notes = summarize(None, prepared, simulate(prepared, 20_000)).notes
-    ranking = sorted(n for n in notes if n.startswith("rank "))
+    ranking = sorted(n for n in notes if n.startswith("ranked "))
     assert len(ranking) == 21
-    assert ranking[0].startswith("rank 01 by hp_damage: A20 ") and ranking[0].endswith("w1:6>T3")  # split wins
-    assert "[95% CI" in ranking[0]
-    exact_notes = exact_point(None, prepared).notes
-    assert sorted(n for n in exact_notes if n.startswith("rank "))[0].startswith("rank 01 by hp_damage: A20 ")
-    assert not [n for n in prepared.notes if n.startswith("rank ")]  # nothing written back into Prepared
+    assert ranking[0].startswith("ranked 01 by hp_damage: A20 rank 1") and ranking[0].endswith("w1:6>T3")  # split wins
+    assert "[95% CI" in ranking[0] and "; the best; in the best set;" in ranking[0]
+    assert "simultaneous CI" in ranking[1]
+    exact = exact_point(None, prepared)
+    assert sorted(n for n in exact.notes if n.startswith("ranked "))[0].startswith("ranked 01 by hp_damage: A20 ")
+    assert exact.rankings[0].best == "A20" and exact.rankings[0].method.startswith("exact")
+    assert not [n for n in prepared.notes if n.startswith("rank")]  # nothing written back into Prepared
+
+
+def test_equal_exact_allocations_share_a_rank():
+    """Issue 30: exactly equal allocations (an exact run) are tied, not ranked by list order."""
+    from analyzer.run.runner import exact_point
+    prepared, _ = prepare("fire_allocation", TURRETS["params"])
+    r = exact_point(None, prepared).rankings[0]
+    means = {}
+    for o in r.options:
+        means.setdefault(round(o.mean, 12), []).append(o)
+    tied = [g for g in means.values() if len(g) > 1]
+    assert [len(g) for g in tied] == [12, 4, 4]  # A02..A17 rank 2, then ranks 14 and 18 (measured)
+    for g in tied:
+        assert len({o.rank for o in g}) == 1 and len({o.tie_group for o in g}) == 1
+    assert [o.rank for o in r.options] == sorted(o.rank for o in r.options)
 
 
 def test_explicit_allocations_are_checked():

@@ -17,7 +17,9 @@ from analyzer.core import questions
 from analyzer.core.errors import ScenarioError
 from analyzer.games.uboat_leader.data import GameData
 from analyzer.games.uboat_leader.loadout import affordable_fleets, fleet_name
+from analyzer.core.ranking import simultaneous_multiplier
 from analyzer.core.stats import Z95
+from analyzer.run.runner import summarize
 from tests.stat_checks import assert_two_samples_match
 from tests.uboat_leader.helpers import assert_thread_count_independent, context, prepare, run_acc
 
@@ -98,11 +100,44 @@ def test_common_random_numbers_narrow_the_ci_of_a_vp_difference_at_least_2_5x():
 def test_ranking_notes_order_fleets_by_mean_vp():
     _, _, prep = prepare("loadout", {"fleets": [{"name": "none", "fleet": FLEET, "so": "none"},
                                                 {"name": "example", "fleet": FLEET}]})
-    s = summaries(prep, run_acc(prep, 4096, seed=2, key=3))
-    lines = prep.derived_notes(s, False)
+    r = summarize(None, prep, run_acc(prep, 4096, seed=2, key=3))
+    s, lines = r.summaries, [n for n in r.notes if n.startswith("ranked ")]
     best = max(("none", "example"), key=lambda f: s[f"vp.{f}"].mean)
-    assert len(lines) == 2 and lines[0].startswith(f"rank 1 by mean VP: {best} ")
-    assert "baseline" in [ln for ln in lines if ": none " in ln][0]
+    assert len(lines) == 2 and lines[0].startswith(f"ranked 1 by mean VP: {best} rank 1; ")
+    assert "; the best; in the best set;" in lines[0]
+    assert r.rankings[0].best == best
+
+
+def test_identical_fleets_share_a_rank_and_the_best_is_re_differenced():
+    """Issue 30: two identical fleets (same boats, same SO policy) play the same campaign in every
+    trial, so they are tied (one rank, one tie group, difference exactly 0); the difference of a
+    third fleet is to the best (kernel VP pair sums), with the simultaneous multiplier. Before
+    the ranking module the two got ranks 1 and 2 and differences were to the first fleet only."""
+    _, _, prep = prepare("loadout", {"fleets": [{"name": "none", "fleet": FLEET, "so": "none"},
+                                                {"name": "a", "fleet": FLEET}, {"name": "b", "fleet": FLEET}]})
+    acc = run_acc(prep, 4096, seed=2, key=3)
+    r = summarize(None, prep, acc)
+    ranking = r.rankings[0]
+    a, b, none = ranking.option("a"), ranking.option("b"), ranking.option("none")
+    assert a.rank == b.rank and a.tie_group == b.tie_group and a.mean == b.mean
+    assert [o.name for o in ranking.options].index("b") == [o.name for o in ranking.options].index("a") + 1
+    assert none.rank in (1, 3) and none.tie_group != a.tie_group
+    # the paired difference of "none" to the best, against the per-trial VP columns of a direct run
+    n = 4096
+    vp = {f: column(prep, f"vp.{f}") for f in ("none", "a")}
+    m, sq = acc.exact_moment, lambda f: acc.exact_moment(vp[f], 1)
+    cross = acc.counters[len(prep.counters) - 3:]           # pairs (none,a), (none,b), (a,b)
+    d_sum = m(vp["none"], 0) - m(vp["a"], 0)
+    d_sq = sq("none") + sq("a") - 2 * int(cross[0])
+    se = math.sqrt((n * d_sq - d_sum ** 2) / (n * (n - 1)) / n)
+    best = ranking.option(ranking.best)
+    if ranking.best in ("a", "b"):
+        assert none.diff == pytest.approx(d_sum / n, abs=1e-12)
+        assert none.diff_high - none.diff == pytest.approx(simultaneous_multiplier(3, n) * se, rel=1e-9)
+    assert best.diff == 0.0 and best.in_best_set
+    lines = [ln for ln in r.notes if ln.startswith("ranked ")]
+    assert "(tied: group" in [ln for ln in lines if ln.startswith("ranked ") and " a rank" in ln][0]
+    assert not any(k.startswith("vp_pair.") for k in r.counters)   # pair sums stay out of the outputs
 
 
 def _enumerated(params, rules=None):
@@ -193,5 +228,11 @@ def test_ranking_figure_orders_fleets_and_carries_the_placeholder_footer(tmp_pat
     assert stem == "loadout_ranking" and shown == [n[3:] for n in best_first]
     texts = list(fig.texts) + [t for ax in fig.axes for t in ax.texts]
     assert any("PLACEHOLDER" in t.get_text() and "seed 1" in t.get_text() for t in texts)
-    assert any(ln.startswith("rank 1 by mean VP: " + best_first[0][3:] + " ") for ln in results[0].notes)
+    assert any(ln.startswith("ranked 1 by mean VP: " + best_first[0][3:] + " rank 1") for ln in results[0].notes)
+    # the middle panel: paired differences to the best (0 for the best itself), not to the first fleet
+    diff_ax = fig.axes[1]
+    assert "minus the best" in diff_ax.get_xlabel()
+    bars = sorted(diff_ax.patches, key=lambda b: -b.get_y())
+    d = {o.name: o.diff for o in results[0].rankings[0].options}
+    assert [b.get_width() for b in bars] == pytest.approx([d[n[3:]] for n in best_first], abs=1e-9)
     plt.close(fig)

@@ -3,8 +3,9 @@ separate, mixed and split allocations of its fire (spec ``docs/models/dystopian_
 rules §11 linked fire and split fire).
 
 Every allocation is rolled in every trial (independent dice), so one run ranks them all;
-the ranking by the objective (with 95% CIs) is written to the notes after each batch and
-drawn as a ranked bar chart.
+the ranking by the objective (:mod:`analyzer.core.ranking`: difference to the best with 95%
+simultaneous CIs, the best set, equal exact allocations tied) is written to the notes and
+``PointResult.rankings`` and drawn as a ranked bar chart.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from analyzer.games.dystopian_wars.rules import (CRITICAL_DAMAGE, SMALL_HP_CODE,
                                                   linked_ad, options, to_hit_number)
 from analyzer.games.counters import POOL_COUNTERS
 from analyzer.core.questions import Context, ExactAnswer, ExactMetric, Metric, Prepared, Question, register
+from analyzer.core.ranking import PairedDifferences, Ranking, rank
 from kernels.dystopian_wars import fire_allocation as k
 
 #: ranking objectives, in the kernel's metric-group order (kernels.dystopian_wars.fire_allocation)
@@ -327,17 +329,43 @@ def fire_allocation_exact(c: dict, mod: int, modified_six: str, small_rule: str,
     return out, mass
 
 
-def ranking_lines(allocs: list[dict], objective: str, stats: dict[str, tuple[float, float, float]],
-                  exact: bool) -> list[str]:
+def allocation_ranking(allocs: list[dict], objective: str, summaries: dict, exact: bool, trials: int) -> Ranking:
+    """The allocations ranked by the objective (:mod:`analyzer.core.ranking`). Every allocation
+    rolls its own dice (independent streams), so a difference's variance is the sum of the two
+    SE^2; an exact run gives exact differences and ties (equal exact means)."""
+    ids = [a["id"] for a in allocs]
+    s = [summaries[f"{objective}.{i}"] for i in ids]
+    means = [x.mean for x in s]
+    pairs = PairedDifferences.exact(means) if exact else PairedDifferences.independent(trials, means,
+                                                                                        [x.se for x in s])
+    return rank(ids, means, pairs, metric=objective)
+
+
+def ranking_lines(allocs: list[dict], ranking: Ranking, summaries: dict, exact: bool) -> list[str]:
     """The ranking table as note lines, one self-contained line per allocation (outputs may
-    sort notes; the zero-padded rank keeps the order): rank, id, mean [95% CI], family, name."""
-    order = sorted(allocs, key=lambda a: (-stats[a["id"]][0], a["id"]))
-    width = len(str(len(order)))
+    sort notes; the zero-padded position keeps the order): position, id, rank (tied allocations
+    share it), mean [95% CI], difference to the best [95% simultaneous CI], best set, family, name;
+    then how it was ranked."""
+    by_id = {a["id"]: a for a in allocs}
+    objective = ranking.metric
+    width = len(str(len(ranking.options)))
+    groups = [o.tie_group for o in ranking.options]
     lines = []
-    for r, a in enumerate(order, 1):
-        mean, lo, hi = stats[a["id"]]
-        val = f"{mean:.4f} (exact)" if exact else f"{mean:.4f} [95% CI {lo:.4f}, {hi:.4f}]"
-        lines.append(f"rank {r:0{width}d} by {objective}: {a['id']} {val} {a['family']}: {a['name']}")
+    for pos, o in enumerate(ranking.options, 1):
+        a, sm = by_id[o.name], summaries[f"{objective}.{o.name}"]
+        val = f"{sm.mean:.4f} (exact)" if exact else f"{sm.mean:.4f} [95% CI {sm.ci_low:.4f}, {sm.ci_high:.4f}]"
+        tie = f" (tied: group {o.tie_group})" if groups.count(o.tie_group) > 1 else ""
+        if o.name == ranking.best:
+            diff = "the best"
+        elif exact:
+            diff = f"{o.diff:+.4f} vs the best (exact)"
+        else:
+            diff = f"{o.diff:+.4f} vs the best [95% simultaneous CI {o.diff_low:+.4f}, {o.diff_high:+.4f}]"
+        best_set = "in the best set" if o.in_best_set else "worse than the best"
+        lines.append(f"ranked {pos:0{width}d} by {objective}: {o.name} rank {o.rank}{tie}; {val}; {diff}; {best_set}; "
+                     f"{a['family']}: {a['name']}")
+    lines.append(f"ranking by {objective}: best {ranking.best}; best set: {', '.join(ranking.best_set)}; "
+                 f"{ranking.method}")
     return lines
 
 
@@ -398,12 +426,11 @@ class FireAllocation(Question):
         args = (alloc_start, attack_ad, attack_target, hit_value, hit_explodes, hit_n, arr("defense"), *cancel_tab,
                 arr("dr"), arr("cr"), arr("hp"), arr("hp_lost"), small, crit_values, crit_cum, slot)
 
-        def ranking(summaries: dict, exact: bool) -> list[str]:
-            stats = {}
-            for al in allocs:
-                s = summaries[f"{p.objective}.{al['id']}"]
-                stats[al["id"]] = (s.mean, s.ci_low, s.ci_high)
-            return ranking_lines(allocs, p.objective, stats, exact)
+        def ranking(summaries: dict, exact: bool, pairs: dict, trials: int) -> list[Ranking]:
+            return [allocation_ranking(allocs, p.objective, summaries, exact, trials)]
+
+        def ranking_notes(summaries: dict, exact: bool, rankings: list[Ranking]) -> list[str]:
+            return ranking_lines(allocs, rankings[0], summaries, exact)
 
         def exact_answer():
             per, mass = fire_allocation_exact(c, p.to_hit_modifier, rules["modified_six"],
@@ -412,7 +439,8 @@ class FireAllocation(Question):
                                (truncation_note(mass),) if mass > 0 else ())
 
         return Prepared(metrics, n_bins, kernel=k.fire_allocation_kernel, args=args, counters=POOL_COUNTERS,
-                        exact=exact_answer, notes=tuple(notes), derived_notes=ranking)
+                        exact=exact_answer, notes=tuple(notes), derived_notes=ranking_notes,
+                        derived_ranking=ranking)
 
     def plots(self, meta, points, dists):
         from analyzer.games.dystopian_wars import plots as dw_plots  # matplotlib only when plotting

@@ -6,7 +6,9 @@ Every trial plays the same campaign once per fleet from the same random-stream s
 the fleet minus VP of the first fleet is a paired difference: the runner's mean, SE and CI
 of it ARE the paired estimate. ``enumerate: true`` adds every affordable fleet the roster
 allows for the campaign (service years and class limits of the sheet, each U-boat at most
-once); the ranking by mean VP is written to the notes and drawn.
+once). The kernel also sums ``vp_i * vp_j`` over the trials for every pair of fleets, so the
+ranking (:mod:`analyzer.core.ranking`: paired difference to the best with simultaneous CIs, the
+best set, identical fleets tied) is written to the notes and ``PointResult.rankings`` and drawn.
 
 Every result is a PLACEHOLDER result, as the ``campaign`` question's are.
 """
@@ -28,7 +30,8 @@ from analyzer.games.uboat_leader.campaign_compile import MAX_FLEET, N_BINS, boat
 from analyzer.games.uboat_leader.compile import LEVELS
 from analyzer.games.uboat_leader.data import GameData, param_error
 from analyzer.games.uboat_leader.rules import ENGAGEMENT_OPTIONS, WOLFPACK_OPTIONS
-from analyzer.core.questions import Context, Metric, Prepared, Question, register
+from analyzer.core.questions import Context, Counter, Metric, Prepared, Question, register
+from analyzer.core.ranking import PairedDifferences, PairedGroup, Ranking, rank
 from kernels.uboat_leader import loadout as K
 from kernels.uboat_leader import state as S
 from kernels.uboat_leader.campaign_state import CampaignArgs
@@ -139,21 +142,43 @@ def _stack(arrays: list[np.ndarray]) -> np.ndarray:
     return out
 
 
-def ranking_lines(names: list[str], summaries: dict, levels: list[str], exact: bool) -> list[str]:
-    """One self-contained line per fleet, best mean VP first (zero-padded ranks keep the
-    order when notes are sorted): mean VP [95% CI], the paired difference to the first
-    fleet [95% CI], P(each success level)."""
-    base = names[0]
-    order = sorted(names, key=lambda n: (-summaries[f"vp.{n}"].mean, names.index(n)))
-    width = len(str(len(order)))
+def vp_ranking(names: list[str], summaries: dict, exact: bool, pairs: dict) -> Ranking:
+    """The fleets ranked by mean VP (:mod:`analyzer.core.ranking`): paired differences to the
+    best from the kernel's VP pair sums (every pair of fleets on the same random numbers), exact
+    differences in an exact run."""
+    means = [summaries[f"vp.{n}"].mean for n in names]
+    diffs = PairedDifferences.exact(means) if exact else pairs[f"vp.{names[0]}"]
+    return rank(names, means, diffs, metric="vp")
+
+
+def ranking_lines(ranking: Ranking, summaries: dict, levels: list[str], exact: bool) -> list[str]:
+    """One self-contained line per fleet, best first (zero-padded positions keep the order when
+    notes are sorted): rank (tied fleets share it: 1 1 3), tie group, mean VP [95% CI], the paired
+    difference to the best [95% simultaneous CI], whether it is in the best set, P(each success
+    level); then one line saying how and what the best set is."""
+    opts = ranking.options
+    width = len(str(len(opts)))
+    ties = {o.tie_group for o in opts if sum(p.tie_group == o.tie_group for p in opts) > 1}
     lines = []
-    for r, n in enumerate(order, 1):
-        s, d = summaries[f"vp.{n}"], summaries[f"vp_diff.{n}"]
+    for pos, o in enumerate(opts, 1):
+        s = summaries[f"vp.{o.name}"]
         vp = f"{s.mean:.3f}" if exact else f"{s.mean:.3f} [95% CI {s.ci_low:.3f}, {s.ci_high:.3f}]"
-        diff = "baseline" if n == base else (f"{d.mean:+.3f} vs {base} (paired) [95% CI {d.ci_low:+.3f}, "
-                                             f"{d.ci_high:+.3f}]")
-        probs = ", ".join(f"{lv} {summaries[f'p_level_{lv}.{n}'].mean:.3f}" for lv in levels)
-        lines.append(f"rank {r:0{width}d} by mean VP: {n} {vp}; {diff}; P(level): {probs}")
+        if o.name == ranking.best:
+            diff = "the best"
+        elif exact:
+            diff = f"{o.diff:+.3f} vs the best (exact)"
+        else:
+            diff = (f"{o.diff:+.3f} vs the best (paired) [{ranking.level:.0%} simultaneous CI {o.diff_low:+.3f}, "
+                    f"{o.diff_high:+.3f}]")
+        tie = f" (tied: group {o.tie_group})" if o.tie_group in ties else ""
+        best_set = "in the best set" if o.in_best_set else "worse than the best"
+        probs = ", ".join(f"{lv} {summaries[f'p_level_{lv}.{o.name}'].mean:.3f}" for lv in levels)
+        lines.append(f"ranked {pos:0{width}d} by mean VP: {o.name} rank {o.rank}{tie}; {vp}; {diff}; {best_set}; "
+                     f"P(level): {probs}")
+    lines.append(f"ranking by mean VP: best {ranking.best}; best set (not distinguishable from the best at "
+                 f"{ranking.level:.0%} simultaneous): {', '.join(ranking.best_set)}; {ranking.method}; the best's "
+                 f"mean is the largest of {len(opts)} noisy means, biased upward (re-run it with another seed "
+                 f"for an unbiased estimate)")
     return lines
 
 
@@ -228,11 +253,22 @@ class Loadout(Question):
                                                                     "stopped").replace(" (p_turn_cap)", ""))
                          for c in COUNTERS)
 
-        def ranking(summaries: dict, exact: bool) -> list[str]:
-            return ranking_lines(names, summaries, levels, exact)
+        # the kernel's VP pair sums: counter columns after the campaign's (kernels.uboat_leader.loadout)
+        group = PairedGroup(tuple(f"vp.{m}" for m in names), len(counters))
+        counters += tuple(Counter(f"vp_pair.{names[i]}.{names[j]}") for i in range(n) for j in range(i + 1, n))
 
+        def ranking(summaries: dict, exact: bool, pairs: dict, trials: int) -> list[Ranking]:
+            return [vp_ranking(names, summaries, exact, pairs)]
+
+        def notes_of(summaries: dict, exact: bool, rankings: list[Ranking]) -> list[str]:
+            return ranking_lines(rankings[0], summaries, levels, exact)
+
+        facts = {pl.name: {"boats": ", ".join(_boat_text(b) for b in pl.fleet), "cost": float(c.fleet_cost),
+                           "setup_cost": float(c.setup_cost), "budget": float(c.so_total),
+                           "so_policy": _so_text(so_pol(pl))} for pl, c in zip(plans, compiled)}
         return Prepared(metrics, N_BINS, kernel=K.loadout_kernel, args=args, counters=counters,
-                        placeholders=tuple(placeholders), notes=tuple(notes), derived_notes=ranking)
+                        placeholders=tuple(placeholders), notes=tuple(notes), derived_notes=notes_of,
+                        paired_groups=(group,), derived_ranking=ranking, entity_columns=facts)
 
     def plots(self, meta, points, dists):
         from analyzer.games.uboat_leader import plots  # matplotlib only when plotting

@@ -187,10 +187,20 @@ def engagement_figures(meta, points, dists) -> list:
     return [("engagement_policies", fig)]
 
 
+def _ranking_of(meta, point) -> dict:
+    """The point's ranking rows by fleet, when the run folder carries them (``meta["rankings"]``:
+    ``{point: [{"name", "diff", "diff_low", "diff_high", "rank", "tie_group", "in_best_set"}, ...]}``,
+    :class:`analyzer.core.ranking.RankedOption`), else {}."""
+    rows = (meta.get("rankings") or {}).get(str(int(point))) or []
+    return {r["name"]: r for r in rows}
+
+
 def loadout_figures(meta, points, dists) -> list:
     """loadout: per fleet, best mean VP at the top, the mean VP (95% CI), the paired VP
-    difference to the first fleet (95% CI) and P(each success level) stacked; one figure
-    per sweep point (the first four)."""
+    difference to the BEST fleet (the same trials: the mean of vp_i - vp_best, exact from the
+    vp_diff columns; the 95% simultaneous CI and the best set where the run folder has the
+    ranking, :mod:`analyzer.core.ranking`) and P(each success level) stacked; one figure per
+    sweep point (the first four)."""
     names = [m["name"][3:] for m in meta["metrics"] if m["name"].startswith("vp.")]
     levels = []
     for m in meta["metrics"]:
@@ -204,21 +214,36 @@ def loadout_figures(meta, points, dists) -> list:
         n = len(order)
         ypos = np.arange(n)[::-1]
         fig, axes = plt.subplots(1, 3, figsize=(14, 1.6 + 0.3 * n), sharey=True)
+        best = order[0]
+        ranked = _ranking_of(meta, row["point"])
+        sim = mc and len(ranked) == n
         for ax, group, title in ((axes[0], "vp", "mean campaign VP"),
-                                 (axes[1], "vp_diff", f"VP minus {names[0]} (paired)")):
-            mean = np.array([row[f"{group}.{f}_mean"] for f in order])
-            lo = np.array([row[f"{group}.{f}_ci_low"] for f in order])
-            hi = np.array([row[f"{group}.{f}_ci_high"] for f in order])
+                                 (axes[1], "vp_diff", f"VP minus the best, {best} (paired)")):
+            if group == "vp":
+                mean = np.array([row[f"vp.{f}_mean"] for f in order])
+                lo = np.array([row[f"vp.{f}_ci_low"] for f in order])
+                hi = np.array([row[f"vp.{f}_ci_high"] for f in order])
+                colors = ["firebrick" if f == best else "steelblue" for f in order]
+            else:   # the same trials: mean(vp_i - vp_0) - mean(vp_best - vp_0) = mean(vp_i - vp_best)
+                mean = np.array([row[f"vp_diff.{f}_mean"] - row[f"vp_diff.{best}_mean"] for f in order])
+                lo = np.array([ranked[f]["diff_low"] for f in order]) if sim else mean
+                hi = np.array([ranked[f]["diff_high"] for f in order]) if sim else mean
+                colors = ["firebrick" if f == best else "steelblue" if not sim or ranked[f]["in_best_set"]
+                          else "silver" for f in order]
             err = np.clip(np.vstack([mean - lo, hi - mean]), 0, None)
-            colors = ["firebrick" if f == names[0] else "steelblue" for f in order]
-            ax.barh(ypos, mean, xerr=err if mc else None, capsize=2, color=colors, alpha=0.85)
+            ax.barh(ypos, mean, xerr=err if mc and (group == "vp" or sim) else None, capsize=2, color=colors,
+                    alpha=0.85)
             for y, v, a, b in zip(ypos, mean, lo, hi):  # beside the CI bar's end, away from zero
                 ax.text(b if v >= 0 else a, y, f" {v:.2f} " if mc else f" {v:.2f}", va="center", fontsize=7,
                         ha="left" if v >= 0 else "right")
             ax.margins(x=0.15)
             if group == "vp_diff":
                 ax.axvline(0, color="black", lw=0.8)
-            ax.set_xlabel(title + (" (95% CI)" if mc else ""))
+            if group == "vp":
+                ax.set_xlabel(title + (" (95% CI)" if mc else ""))
+            else:
+                ax.set_xlabel(title + (" (95% simultaneous CI; grey: outside the best set)" if sim else
+                                       " (simultaneous CIs: the ranking notes)" if mc else ""))
         cmap = plt.get_cmap("viridis", max(2, len(levels)))
         left = np.zeros(n)
         for k, lv in enumerate(levels):
@@ -229,7 +254,7 @@ def loadout_figures(meta, points, dists) -> list:
         axes[2].set_xlabel("P(success level)")
         axes[2].legend(fontsize=7, title="level", title_fontsize=8, bbox_to_anchor=(1.01, 1), loc="upper left")
         axes[0].set_yticks(ypos, order, fontsize=7 if n > 20 else 8)
-        fig.suptitle(f"{meta['scenario']}: which fleet scores most? ranked by mean VP (baseline {names[0]}, "
+        fig.suptitle(f"{meta['scenario']}: which fleet scores most? ranked by mean VP (the best, {best}, "
                      f"red)\nall fleets on the same random numbers; PLACEHOLDER campaign data and modules",
                      fontsize=10)
         fig.tight_layout(rect=(0, 0.03, 1, 0.95))

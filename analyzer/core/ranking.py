@@ -1,0 +1,230 @@
+"""Honest rankings of options: paired differences to the best with simultaneous intervals,
+ties shown as ties (docs/balance.md "Rankings").
+
+A question that ranks options (fleets, allocations, patterns, units) gives the per-option means
+and the statistics of the per-trial differences between options (:class:`PairedDifferences`);
+:func:`rank` turns them into a :class:`Ranking`:
+
+* **best**: the option of highest mean (lowest with ``higher_is_better=False``); equal means:
+  the first in the question's order.
+* **difference to the best** ``mean_i - mean_best`` with a **simultaneous** interval: Bonferroni
+  over ALL ``K(K-1)/2`` pairs of options, Student t with ``n - 1`` degrees of freedom at
+  ``1 - (1 - level) / K(K-1)``. The best is chosen from the same trials, so the ``K - 1``
+  differences to it are not a family fixed in advance; intervals simultaneous over every pair
+  hold whichever option the data make the best (for K = 59 the multiplier is 4.18 against 3.39
+  for a fixed family of 58: the price of that guarantee).
+* **best set** (``in_best_set``): the options whose interval to the best does not lie wholly
+  below 0 (above 0 when lower is better): not distinguishable from the best at ``level``
+  simultaneous. It contains the true best option with probability >= ``level``.
+* **ties**: options whose paired difference is exactly 0 in every trial (identical options on
+  common random numbers; equal means in an exact run) form one tie group and share a rank
+  (competition ranking, 1 2 2 4). Not being distinguishable is not transitive, so it makes no
+  tie groups: that is what the best set says.
+* **order**: by mean (best first), a tie group kept together at its first member's place,
+  then the question's order. Deterministic for a seed.
+
+Options played on independent streams (no common random numbers) give
+:meth:`PairedDifferences.independent`: the variance of a difference is the sum of the two
+variances and no two options are ever identical. An exact run gives
+:meth:`PairedDifferences.exact`: zero-width intervals, ties where the exact means are equal.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from analyzer.core.stats import _t_cdf
+
+#: relative tolerance under which two exact means are equal (float rounding of the same fraction
+#: computed in different orders is ~1e-16)
+EXACT_TIE_RTOL = 1e-12
+
+
+def pair_index(i: int, j: int, k: int) -> int:
+    """Column of pair ``i < j`` among ``k`` options, row by row: (0,1), (0,2), ..., (1,2), ...
+    (the order :func:`kernels.driver.add_pair_products` writes)."""
+    return i * k - i * (i + 1) // 2 + (j - i - 1)
+
+
+@dataclass(frozen=True)
+class PairedGroup:
+    """Options whose per-trial values a kernel records pairwise: ``metrics`` (one per option, in
+    the option order) and the ``k(k-1)/2`` counter columns from ``counter_offset`` that hold
+    ``sum over trials of value_i * value_j`` for every pair ``i < j`` (:func:`pair_index` order),
+    in the metrics' integer units."""
+
+    metrics: tuple[str, ...]
+    counter_offset: int
+
+    @property
+    def n_pairs(self) -> int:
+        k = len(self.metrics)
+        return k * (k - 1) // 2
+
+
+@dataclass(frozen=True)
+class PairedDifferences:
+    """Per pair of options ``(i, j)``: the mean of ``x_i - x_j`` over the trials, its standard
+    error, and whether the two were equal in every trial. ``n`` trials (0: exact); ``how`` names
+    the pairing (paired, independent, exact) for the method text."""
+
+    n: int
+    diff: np.ndarray        # [i, j] mean of x_i - x_j
+    se: np.ndarray          # [i, j] its standard error (NaN below 2 trials)
+    identical: np.ndarray   # [i, j] bool: x_i == x_j in every trial (exact: equal means)
+    how: str
+
+    @classmethod
+    def from_sums(cls, n: int, sums, sumsq, cross, scale: int = 1) -> "PairedDifferences":
+        """From exact integer sums: ``sums[i]`` = sum x_i, ``sumsq[i]`` = sum x_i^2 and ``cross`` the
+        pair sums sum x_i x_j (:class:`PairedGroup` order), all in units of ``1/scale``. The sums of
+        the differences are formed in Python integers, so "equal in every trial" (sum of squared
+        differences exactly 0) is exact."""
+        k = len(sums)
+        sums = [int(s) for s in sums]
+        sumsq = [int(s) for s in sumsq]
+        diff = np.zeros((k, k))
+        se = np.full((k, k), np.nan) if n < 2 else np.zeros((k, k))
+        identical = np.eye(k, dtype=bool)
+        for i in range(k):
+            for j in range(i + 1, k):
+                s = sums[i] - sums[j]
+                q = sumsq[i] + sumsq[j] - 2 * int(cross[pair_index(i, j, k)])
+                identical[i, j] = identical[j, i] = q == 0
+                if n:
+                    diff[i, j], diff[j, i] = s / (n * scale), -s / (n * scale)
+                if n >= 2:
+                    var = max(n * q - s * s, 0) / (n * (n - 1))   # exact integers up to here
+                    se[i, j] = se[j, i] = math.sqrt(var / n) / scale
+        return cls(n, diff, se, identical, "paired on common random numbers")
+
+    @classmethod
+    def independent(cls, n: int, means, ses) -> "PairedDifferences":
+        """Options on independent streams: var(x_i - x_j) = se_i^2 + se_j^2, never identical."""
+        m, s = np.asarray(means, float), np.asarray(ses, float)
+        return cls(n, m[:, None] - m[None, :], np.sqrt(s[:, None] ** 2 + s[None, :] ** 2),
+                   np.eye(len(m), dtype=bool), "independent streams")
+
+    @classmethod
+    def exact(cls, means) -> "PairedDifferences":
+        """Exact means: exact differences, zero-width, ties where the means are equal."""
+        m = np.asarray(means, float)
+        same = np.isclose(m[:, None], m[None, :], rtol=EXACT_TIE_RTOL, atol=0.0)
+        return cls(0, m[:, None] - m[None, :], np.zeros((len(m), len(m))), same, "exact")
+
+
+@dataclass(frozen=True)
+class RankedOption:
+    """One option of a :class:`Ranking`: its mean, its difference to the best with the
+    simultaneous interval (``diff_low``/``diff_high``, NaN when there is none: fewer than 2
+    trials), its rank (competition ranking: tied options share it), its tie group (0 = the best's),
+    and whether it is in the set not distinguishable from the best."""
+
+    name: str
+    mean: float
+    diff: float
+    diff_low: float
+    diff_high: float
+    rank: int
+    tie_group: int
+    in_best_set: bool
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Options best first (:func:`rank`), what was ranked (``metric``) and how (``method``)."""
+
+    metric: str
+    best: str
+    options: tuple[RankedOption, ...]
+    level: float
+    method: str
+    higher_is_better: bool = True
+
+    def option(self, name: str) -> RankedOption:
+        return next(o for o in self.options if o.name == name)
+
+    @property
+    def best_set(self) -> list[str]:
+        return [o.name for o in self.options if o.in_best_set]
+
+
+def t_quantile(p: float, dof: int) -> float:
+    """The ``p`` quantile (p >= 0.5) of Student t with ``dof`` degrees of freedom (bisection on the
+    CDF of :mod:`analyzer.core.stats`; exact to ~1e-12)."""
+    lo, hi = 0.0, 1.0
+    while _t_cdf(hi, dof) < p:
+        lo, hi = hi, hi * 2
+        if hi > 1e12:
+            return math.inf
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if _t_cdf(mid, dof) < p:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-12 * hi:
+            break
+    return hi
+
+
+def simultaneous_multiplier(k: int, n: int, level: float = 0.95) -> float:
+    """Bonferroni multiplier over all ``k(k-1)/2`` pairs: t(n - 1) at ``1 - (1 - level) / (k(k-1))``."""
+    pairs = max(1, k * (k - 1) // 2)
+    return t_quantile(1 - (1 - level) / (2 * pairs), max(n - 1, 1))
+
+
+def rank(names: list[str], means, pairs: PairedDifferences, *, metric: str, higher_is_better: bool = True,
+         level: float = 0.95) -> Ranking:
+    """Rank ``names`` (the question's order) by ``means`` with the pair statistics ``pairs``
+    (the module docstring says what every field means and the rules)."""
+    k = len(names)
+    m = np.asarray(means, float)
+    sign = 1.0 if higher_is_better else -1.0
+    best = min(range(k), key=lambda i: (-sign * m[i], i))
+    # tie groups: exact equality is transitive (identical in every trial), union in order
+    group = list(range(k))
+    for i in range(k):
+        for j in range(i):
+            if pairs.identical[i, j]:
+                group[i] = group[j]
+                break
+    # a group sits at its best member's mean (its members' means are equal: identical trials)
+    head = {g: min((i for i in range(k) if group[i] == g), key=lambda i: (-sign * m[i], i)) for g in set(group)}
+    order = sorted(range(k), key=lambda i: (-sign * m[head[group[i]]], head[group[i]], i))
+    exact = pairs.how == "exact"
+    c = 0.0 if exact else simultaneous_multiplier(k, pairs.n, level)
+    ids: dict[int, int] = {}
+    options, rank_of = [], {}
+    for pos, i in enumerate(order):
+        g = group[i]
+        if g not in ids:
+            ids[g] = len(ids)
+            rank_of[g] = pos + 1
+        tied_best = bool(pairs.identical[i, best])
+        d = 0.0 if tied_best else float(m[i] - m[best]) if exact else float(pairs.diff[i, best])
+        half = 0.0 if exact or tied_best else c * float(pairs.se[i, best])
+        lo, hi = d - half, d + half
+        if math.isnan(half):
+            inside = True                      # one trial: nothing is distinguishable
+        elif exact:
+            inside = tied_best
+        else:
+            inside = (hi >= 0) if higher_is_better else (lo <= 0)
+        options.append(RankedOption(names[i], float(m[i]), d, lo, hi, rank_of[g], ids[g], inside))
+    if exact:
+        method = "exact differences to the best; ties = equal exact means"
+    else:
+        method = (f"differences to the best {pairs.how}, {level:.0%} simultaneous: Bonferroni over all "
+                  f"{max(1, k * (k - 1) // 2)} pairs, t({max(pairs.n - 1, 1)}) multiplier {c:.3f}; ties = "
+                  f"equal in every trial")
+    return Ranking(metric, names[best], tuple(options), level, method, higher_is_better)
+
+
+def group_differences(group: PairedGroup, n: int, sums, sumsq, counters, scale: int = 1) -> PairedDifferences:
+    """:meth:`PairedDifferences.from_sums` of a :class:`PairedGroup` from a run's exact sums
+    (``sums[i]``/``sumsq[i]`` of the group's metrics) and its counter totals."""
+    cross = counters[group.counter_offset: group.counter_offset + group.n_pairs]
+    return PairedDifferences.from_sums(n, sums, sumsq, cross, scale)
