@@ -5,7 +5,7 @@ import errno
 import os
 import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -15,6 +15,8 @@ from analyzer.outputs import writer as outputs
 from analyzer.outputs import plots
 from analyzer.core import questions
 from analyzer.outputs import report
+from analyzer.outputs.answers import answers_table
+from analyzer.outputs.reader import ANSWERS_TABLE
 from analyzer.core import scenario as scenario_mod
 from analyzer.core.errors import ScenarioError
 from analyzer.core.formats import COMPARISON_JSON, MANIFEST_JSON, PLOTMETA_JSON, SUMMARY_JSON
@@ -251,6 +253,7 @@ def write_run(scenario: Scenario, results: list[PointResult], out_root: Path, *,
     try:
         outputs.write_parquet(outputs.points_table(results), tmp / "points.parquet")
         outputs.write_parquet(outputs.distributions_table(results), tmp / "distributions.parquet")
+        outputs.write_parquet(answers_table(results), tmp / ANSWERS_TABLE)
         outputs.write_document(tmp, SUMMARY_JSON, summary)
         outputs.write_document(tmp, MANIFEST_JSON, outputs.manifest_dict(
             scenario, results, threads=threads, wall_seconds=wall_seconds, mode=mode, execution=execution))
@@ -264,6 +267,11 @@ def write_run(scenario: Scenario, results: list[PointResult], out_root: Path, *,
             "placeholders": summary["placeholders"], "example_values": summary["example_values"],
             "params": summary["points"][0]["params"],   # point 0's parameters (swept ones vary)
             "plots": scenario.spec.plots,
+            # per point the options of its rankings (analyzer.core.ranking), for the figures that draw them
+            "rankings": {str(r.point.index): [outputs._json_value(
+                {"metric": rk.metric, "name": o.name, "mean": o.mean, "diff": o.diff, "diff_low": o.diff_low,
+                 "diff_high": o.diff_high, "rank": o.rank, "tie_group": o.tie_group, "in_best_set": o.in_best_set})
+                for rk in r.rankings for o in rk.options] for r in results if r.rankings},
         })
         plots.render(tmp, formats, scenario.question)
         report.write_report(tmp)
@@ -284,6 +292,8 @@ class Comparison:
     a: Scenario
     b: Scenario
     points: list[dict]  # per point: params a/b, metrics {name: {"a":..., "b":..., "diff":...}}
+    results_a: list[PointResult] = field(default_factory=list)   # each side's own summaries, point by point
+    results_b: list[PointResult] = field(default_factory=list)
 
 
 def compare(a: Scenario, b: Scenario, *, progress: ProgressFactory | None = None, force: bool = False) -> Comparison:
@@ -310,7 +320,7 @@ def compare(a: Scenario, b: Scenario, *, progress: ProgressFactory | None = None
                                     "runs (A and B at every point)", force)
     chunk_size = paired_chunk_size(a.spec.trials)
     tick = progress(f"{a.name} vs {b.name}", 2 * _planned_trials(a)) if progress else None
-    out = []
+    out, results_a, results_b = [], [], []
     for pa, pb in zip(a.points, b.points):
         interrupt.check()
         prep_a, prep_b = prepare_point(a, pa), prepare_point(b, pb)
@@ -324,6 +334,8 @@ def compare(a: Scenario, b: Scenario, *, progress: ProgressFactory | None = None
             on_progress=(lambda n: tick(2 * n)) if tick else None)
         ra = summarize(pa, prep_a, acc_a)
         rb = summarize(pb, prep_b, acc_b)
+        results_a.append(ra)
+        results_b.append(rb)
         diffs: dict[str, MetricSummary] = paired_summary(paired, prep_a.metrics, acc_a, acc_b)
         out.append({
             "point": pa.index, "swept_a": pa.swept, "swept_b": pb.swept, "trials": acc_a.trials,
@@ -332,7 +344,7 @@ def compare(a: Scenario, b: Scenario, *, progress: ProgressFactory | None = None
             "placeholders": outputs.unique_placeholders([ra, rb]),
             "example_values": outputs.unique_placeholders([ra, rb], examples=True),
         })
-    return Comparison(a, b, out)
+    return Comparison(a, b, out, results_a, results_b)
 
 
 def examples(game: str | None = None) -> list[Scenario]:
@@ -472,7 +484,7 @@ def comparison_doc(cmp: Comparison) -> dict:
     """What ``compare --json`` prints and ``comparison.json`` holds."""
     from datetime import datetime, timezone
 
-    from analyzer import __version__
+    from analyzer.core.version import __version__
     return {"a": str(cmp.a.path), "b": str(cmp.b.path), "name_a": cmp.a.name, "name_b": cmp.b.name,
             "game": cmp.a.spec.game, "question": cmp.a.spec.question, "seed": cmp.a.spec.seed,
             "version": __version__, "git_commit": outputs.git_commit(),

@@ -317,4 +317,4 @@ def test_an_out_folder_with_markup_brackets_is_printed_as_written(tmp_path):
     for args in (["run", sc, "--no-progress"], ["compare", sc, sc]):
         res = invoke(*args, "--out", out)
         assert res.exit_code == 0, (res.stderr, res.exception)
-        assert "x[/]" in res.stderr.replace("\n", "")
+        assert "x[/]" in res.stdout.replace("\n", "")

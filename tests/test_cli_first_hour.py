@@ -186,3 +186,32 @@ def test_sensitivity_has_json_seed_threads_and_counts_variants(tmp_path):
     assert again["variants"] == doc["variants"] and other["base_mean"] != doc["base_mean"]
     shown = runner.invoke(app, ["sensitivity", scen, "--trials", "2000", "--out", str(tmp_path)])
     assert "variants" in shown.output and "trials 0:" not in shown.output
+
+
+def test_the_answer_goes_to_stdout_and_diagnostics_to_stderr(tmp_path):
+    """``analyzer run x | less`` showed nothing: the table, the notes and the folder written were all
+    on stderr. Now they are on stdout (run, exact, compare); progress, warnings and the placeholder
+    list stay on stderr."""
+    env = {"COLUMNS": "100", "PATH": "/usr/bin:/bin"}
+    for args in (["run", str(QUICK), "--trials", "2000", "--no-progress"], ["exact", str(QUICK)],
+                 ["compare", str(QUICK), str(QUICK)]):
+        res = subprocess.run([sys.executable, "-m", "analyzer", *args, "--out", str(tmp_path)], capture_output=True,
+                             text=True, timeout=300, env=env)
+        assert res.returncode == 0, res.stderr
+        assert "│" in res.stdout and "wrote" in res.stdout, (args, res.stdout)
+        assert "│" not in res.stderr and "wrote" not in res.stderr, (args, res.stderr)
+
+
+def test_a_big_sweep_prints_a_compact_table_and_the_reports_path(tmp_path):
+    """The demo printed a 510-row table: ``--rows N`` (default 40) shows the first N sweep points, says
+    how many are left out and where they are, and the summary ends with the report's path."""
+    grid = ROOT / "scenarios" / "dystopian_wars" / "attack_ad_grid.yaml"
+    res = runner.invoke(app, ["exact", str(grid), "--rows", "15", "--out", str(tmp_path)])
+    assert res.exit_code == 0, res.stderr
+    rows = [ln for ln in res.stdout.splitlines() if ln.startswith("│")]
+    assert len(rows) == 15, res.stdout
+    assert "495 more sweep point(s) not shown" in res.stdout
+    report = next(ln for ln in res.stdout.splitlines() if ln.strip().startswith("report:")).split("report:", 1)[1]
+    assert Path(report.strip()).is_file() and Path(report.strip()).name == "report.html"
+    everything = runner.invoke(app, ["exact", str(grid), "--rows", "0", "--no-write"])
+    assert len([ln for ln in everything.stdout.splitlines() if ln.startswith("│")]) == 510

@@ -21,12 +21,18 @@ def _run_cli(args, columns, tmp_path):
     return subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
 
 
+def _a_path_line(line: str) -> bool:
+    """The folder written and its report: a path is printed whole (never wrapped), to be copied."""
+    return line.startswith("wrote ") or line.startswith("  report: ")
+
+
 def test_summary_fits_80_columns_and_keeps_cells_whole(tmp_path):
     for scenario in ("b17/gun_matrix_skills.yaml", "dystopian_wars/attack_ad10.yaml"):
         res = _run_cli(["run", str(ROOT / "scenarios" / scenario), "--trials", "3000", "--out", str(tmp_path),
                         "--no-progress"], 80, tmp_path)
         assert res.returncode == 0, res.stderr
-        lines = res.stderr.splitlines()
+        assert "│" not in res.stderr                   # the answer is on stdout (issue 31)
+        lines = [ln for ln in (res.stdout + res.stderr).splitlines() if not _a_path_line(ln)]
         too_long = [ln for ln in lines if len(ln) > 80]
         assert not too_long, "\n".join(too_long)
         # no cell wrapped: a wrapped cell continues on a row whose first cell is blank
@@ -37,9 +43,9 @@ def test_summary_fits_80_columns_and_keeps_cells_whole(tmp_path):
 @pytest.mark.slow     # one CLI run per terminal width
 def test_wider_terminals_show_more_metrics(tmp_path):
     narrow = _run_cli(["run", str(ROOT / "scenarios" / "b17" / "gun_matrix_skills.yaml"), "--trials", "2000",
-                       "--out", str(tmp_path), "--no-progress"], 80, tmp_path).stderr
+                       "--out", str(tmp_path), "--no-progress"], 80, tmp_path).stdout
     wide = _run_cli(["run", str(ROOT / "scenarios" / "b17" / "gun_matrix_skills.yaml"), "--trials", "2000",
-                     "--out", str(tmp_path), "--no-progress"], 200, tmp_path).stderr
+                     "--out", str(tmp_path), "--no-progress"], 200, tmp_path).stdout
 
     def hidden(text):
         return int(re.search(r"\((\d+) more metric", text).group(1))
@@ -112,6 +118,6 @@ def test_firefight_console_shows_all_nine_metrics(tmp_path):
     assert res.returncode == 0, res.stderr
     for name in ("p_win_a", "p_win_b", "p_draw", "turns", "casualties_a", "casualties_b", "dp_a", "dp_b",
                  "p_turn_limit"):
-        assert f"│ {name} ±se" in res.stderr, name
-    assert "more metric" not in res.stderr
-    assert not [ln for ln in res.stderr.splitlines() if len(ln) > 80]
+        assert f"│ {name} ±se" in res.stdout, name
+    assert "more metric" not in res.stdout
+    assert not [ln for ln in (res.stdout + res.stderr).splitlines() if len(ln) > 80 and not _a_path_line(ln)]

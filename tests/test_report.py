@@ -107,7 +107,7 @@ def test_notes_say_which_point_they_belong_to(tmp_path):
     assert any(n.startswith("[range_cm=10] table 3 (assault_rifle aimed") for n in notes)
     assert any(n.startswith("[range_cm=40] table 4 (assault_rifle aimed") for n in notes)
     assert not any(n.startswith("table ") for n in notes)                 # no unlabelled point note
-    console = " ".join(r.stderr.split())                                  # undo the console's wrapping
+    console = " ".join(r.stdout.split())                                  # undo the wrapping; the answer is on stdout
     assert f"note: {common}" in console and "note: [range_cm=40] table 4" in console
     assert "note: table" not in console
     html_text = (folder / "report.html").read_text()

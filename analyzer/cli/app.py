@@ -7,21 +7,22 @@ from __future__ import annotations
 
 import typer
 
-from analyzer.cli import balance, bench, catalog, compare, data, init, plot, report, run, schema, sensitivity, validate
+from analyzer.cli import balance, bench, catalog, compare, data, index, init, plot, report, run, schema, sensitivity, \
+    validate
 from analyzer.cli.common import Group, fail, reported
 
 HELP = ("Monte-Carlo balance analyzer for tabletop wargames.\n\n"
         "Describe a question in a scenario YAML file (game, question, params, optional sweep), "
         "then run it, compute its exact answer, or compare two scenarios. Outputs go to "
-        "results/<scenario>/<run-id>/: points.parquet, distributions.parquet, summary.json, "
-        "manifest.json and PNG plots.")
+        "results/<scenario>/<run-id>/: answers.parquet (the tidy table), points.parquet, distributions.parquet, "
+        "summary.json, manifest.json, PNG plots and report.html; 'analyzer index' combines runs.")
 
 #: The commands, in the order ``analyzer --help`` (and the README's reference) lists them; a
 #: :class:`~analyzer.cli.common.Group` is a family of sub-commands (``analyzer data check``), listed
 #: after the single commands.
 COMMANDS = {"run": run.run, "exact": run.exact, "compare": compare.compare, "validate": validate.validate,
             "list": catalog.list_, "examples": init.examples, "init": init.init, "report": report.report,
-            "sensitivity": sensitivity.sensitivity,
+            "index": index.index, "sensitivity": sensitivity.sensitivity,
             "plot": plot.plot, "bench": bench.bench, "matchup": balance.matchup, "solve": balance.solve,
             "schema": schema.schema, "data": data.GROUP}
 

@@ -35,6 +35,9 @@ api = Lazy("analyzer.api")
 scenario_mod = Lazy("analyzer.core.scenario")
 runner = Lazy("analyzer.run.runner")
 
+#: the answer (tables, notes, the folder written) on stdout, so ``analyzer run x | less`` shows it; progress,
+#: warnings and errors on stderr
+out = Console()
 err = Console(stderr=True)
 
 
@@ -49,6 +52,8 @@ class Group:
 THREADS = typer.Option(None, help="Worker threads (results do not depend on it).")
 SVG = typer.Option(False, help="Also write SVG plots.")
 RUNS_OUT = typer.Option(Path("results"), help="Root folder for run outputs.")
+ROWS = typer.Option(40, "--rows", min=0, help="Show at most this many sweep points in the console "
+                   "summary (0: all); every point is in answers.parquet and report.html.")
 
 
 def stats():

@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from analyzer.cli.common import api, check_out, err, load_all, progress_factory, reported, set_threads, stats
+from analyzer.cli.common import out as answer_console
 from analyzer.cli.summary import print_provenance
 from analyzer.core import interrupt
 
@@ -63,7 +64,7 @@ def compare(
             table.add_row(name, f"{m['a']['mean']:.4f}", f"{m['b']['mean']:.4f}",
                           f"{d['mean']:+.4f}  [{d['ci_low']:+.4f}, {d['ci_high']:+.4f}]"
                           + (f"  {stats().NO_DETECTABLE_EFFECT}" if stats().contains_zero(d) else ""))
-        err.print(table)
+        answer_console.print(table)
     placeholders: list[dict] = []
     examples: list[dict] = []
     for pt in cmp.points:
@@ -71,4 +72,4 @@ def compare(
         examples += [ex for ex in pt["example_values"] if ex not in examples]
     print_provenance(placeholders, examples, where="compare --json")
     if folder is not None:
-        err.print(f"[green]wrote[/] {escape(str(folder))}")
+        answer_console.print(f"[green]wrote[/] {escape(str(folder))}")

@@ -10,8 +10,8 @@ from typing import List, Optional
 
 import typer
 
-from analyzer.cli.common import RUNS_OUT, SVG, THREADS, api, check_out, check_points, err, fail, load_all, preflight, \
-    progress_factory, reported, set_threads
+from analyzer.cli.common import ROWS, RUNS_OUT, SVG, THREADS, api, check_out, check_points, err, fail, load_all, plain, \
+    preflight, progress_factory, reported, set_threads
 from analyzer.cli.summary import print_summary
 from analyzer.core import interrupt
 
@@ -43,6 +43,7 @@ def run(
                                           "processes of the in-process cluster (default 2)."),
     write: bool = typer.Option(True, help="Write a run folder per scenario. --no-write: print the summary "
                                           "(or --json) only; nothing is written, so the run cannot be resumed."),
+    rows: int = ROWS,
 ):
     """Monte-Carlo every sweep point of each scenario and write a run folder per scenario.
 
@@ -88,7 +89,7 @@ def run(
                 summary = _run_unwritten(sc, shown, factory, backend, notify)
                 summaries.append(summary)
                 if not json_out:
-                    print_summary(summary, None)
+                    print_summary(summary, None, rows)
                 continue
             with reported(lambda e: _stopped(e, sc.name, summaries)), shown:
                 run_dir, summary = api.run_to_folder(sc, out, threads=used_threads, formats=formats, progress=factory,
@@ -96,9 +97,25 @@ def run(
             summary["run_dir"] = str(run_dir)
             summaries.append(summary)
             if not json_out:
-                print_summary(summary, run_dir)
+                print_summary(summary, run_dir, rows)
+    if write and len(loaded) > 1:
+        _index(out, quiet=json_out)
     if json_out:
         typer.echo(json.dumps(summaries[0] if len(summaries) == 1 else summaries, indent=2))
+
+
+def _index(out: Path, quiet: bool) -> None:
+    """After a run of several scenarios: ``analyzer index OUT`` (the runs are written whatever happens here)."""
+    from analyzer.cli.index import print_index
+    from analyzer.outputs.index import build_index
+    try:
+        idx = build_index(out)
+    except (OSError, ValueError) as e:
+        err.print(f"[yellow]warning[/]: the runs are written, but {plain(out)} could not be indexed: {plain(e)}; "
+                  f"retry with: analyzer index {plain(out)}", highlight=False)
+        return
+    if not quiet:
+        print_index(idx)
 
 
 def _say(text: str) -> None:
@@ -146,6 +163,7 @@ def exact(
     out: Path = RUNS_OUT,
     json_out: bool = typer.Option(False, "--json", help="Print the summary JSON to stdout only."),
     write: bool = typer.Option(True, help="Write a run folder (tables and plots) as 'run' does."),
+    rows: int = ROWS,
 ):
     """Exact answer where the question supports it (same summary as 'run', se = 0).
 
@@ -166,4 +184,4 @@ def exact(
     if json_out:
         typer.echo(json.dumps(summary, indent=2))
     else:
-        print_summary(summary, run_dir)
+        print_summary(summary, run_dir, rows)

@@ -10,7 +10,7 @@ from typing import Optional
 from rich.markup import escape
 from rich.table import Table
 
-from analyzer.cli.common import err
+from analyzer.cli.common import err, out
 from analyzer.outputs.notes import labelled_notes
 
 
@@ -114,22 +114,33 @@ def _summary_table(summary: dict, width: int) -> tuple[Table, str]:
     return table, ""
 
 
-def print_summary(summary: dict, run_dir: Optional[Path]) -> None:
+def print_summary(summary: dict, run_dir: Optional[Path], max_rows: int = 0) -> None:
+    """The answer on stdout (table, notes, the folder written and its report); the placeholders
+    used, on stderr. ``max_rows`` > 0: the first that many sweep points (and their notes) only."""
     points = summary["points"]
-    table, left_out = _summary_table(summary, err.width)
+    hidden_points = len(points) - max_rows if 0 < max_rows < len(points) else 0
+    if hidden_points:
+        points = points[:max_rows]
+        summary = {**summary, "points": points}
+    table, left_out = _summary_table(summary, out.width)
     trials = points[0]["trials"]
     caption = f"{trials:,} trials per point" if trials else "exact"
     if summary["placeholders"]:
         caption += f" · {len(summary['placeholders'])} PLACEHOLDER value(s) used (not in the rule source)"
     table.caption = caption
-    err.print(table)
+    out.print(table)
+    if hidden_points:
+        out.print(f"  ({hidden_points} more sweep point(s) not shown: --rows 0 shows all; every point is in "
+                  f"answers.parquet, points.parquet and report.html)", highlight=False)
     if left_out:
-        err.print(f"  ({left_out})", highlight=False)
+        out.print(f"  ({left_out})", highlight=False)
     for note in labelled_notes(points):      # each point's own notes labelled with its swept values
-        err.print(f"  note: {note}", highlight=False, markup=False)
+        out.print(f"  note: {note}", highlight=False, markup=False)
     print_provenance(summary["placeholders"], summary.get("example_values", []))
     if run_dir is not None:      # --out is the user's text: "[/]" in it raised MarkupError after the run
-        err.print(f"[green]wrote[/] {escape(str(run_dir))}")
+        out.print(f"[green]wrote[/] {escape(str(run_dir))}", soft_wrap=True)   # a path is never wrapped
+        if (Path(run_dir) / "report.html").is_file():
+            out.print(f"  report: {escape(str(Path(run_dir) / 'report.html'))}", highlight=False, soft_wrap=True)
 
 
 SHOWN_VALUES = 12

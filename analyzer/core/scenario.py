@@ -250,6 +250,34 @@ def load(path: str | Path, *, trials: int | None = None, precision: float | None
         raw = read_yaml(path)
     except DataError as e:
         raise ScenarioError(file, "", str(e).split(": ", 1)[1]) from None
+    return _scenario(path, text, raw, trials=trials, precision=precision, seed=seed, force=force, sweep=sweep,
+                     trials_guard=trials_guard)
+
+
+def load_dict(doc: dict, *, directory: str | Path = ".", name: str = "scenario.yaml", trials: int | None = None,
+              precision: float | None = None, seed: int | None = None, force: bool = False,
+              trials_guard: bool = True) -> Scenario:
+    """A scenario from a mapping, as if it were the file ``directory/name`` (no file is read or
+    written): validated exactly as :func:`load` validates a file; data files beside it are looked
+    up in ``directory``; its text (recorded in manifests, hashed into the run id) is the mapping
+    as YAML. Errors name ``directory/name`` as the file. A run of it cannot be resumed (no file
+    to reload)."""
+    import yaml
+    path = Path(directory) / name
+    if not isinstance(doc, dict):
+        raise ScenarioError(str(path), "", f"a scenario must be a mapping with keys game, question, params...; "
+                            f"got {type(doc).__name__}")
+    try:
+        text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)
+    except yaml.YAMLError as e:
+        raise ScenarioError(str(path), "", f"cannot be written as YAML: {e}") from None
+    return _scenario(path, text, yaml.safe_load(text), trials=trials, precision=precision, seed=seed, force=force,
+                     sweep=None, trials_guard=trials_guard)
+
+
+def _scenario(path: Path, text: str, raw: Any, *, trials, precision, seed, force, sweep, trials_guard) -> Scenario:
+    """Validate and expand the parsed scenario ``raw`` (of file ``path``, whose text is ``text``)."""
+    file = str(path)
     if not isinstance(raw, dict):
         raise ScenarioError(file, "", f"a scenario must be a YAML mapping with keys game, question, "
                             f"params...; got {type(raw).__name__}")

@@ -20,7 +20,7 @@ import os
 import sys
 from pathlib import Path
 
-from analyzer import __version__
+from analyzer.core.version import __version__
 from analyzer.core.paths import UnsafePathError, read_json, shipped_scenarios, write_atomic
 
 

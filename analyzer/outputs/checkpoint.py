@@ -43,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-from analyzer import __version__
+from analyzer.core.version import __version__
 from analyzer.outputs import writer as outputs
 from analyzer.core import paths
 from analyzer.core.errors import ScenarioError

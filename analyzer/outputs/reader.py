@@ -28,6 +28,7 @@ from analyzer.core.formats import COMPARISON_JSON, MANIFEST_JSON, PLOTMETA_JSON,
 SUMMARY, MANIFEST, PLOTMETA, COMPARISON = (fmt.file for fmt in (SUMMARY_JSON, MANIFEST_JSON, PLOTMETA_JSON,
                                                                  COMPARISON_JSON))
 POINTS_TABLE, DISTRIBUTIONS_TABLE = "points.parquet", "distributions.parquet"
+ANSWERS_TABLE = "answers.parquet"  # analyzer.outputs.answers: the tidy long table
 MODES = ("monte_carlo", "exact")
 
 

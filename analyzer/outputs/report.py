@@ -22,6 +22,7 @@ import json
 import os
 from pathlib import Path
 from typing import Any, Iterable
+from urllib.parse import quote
 
 import yaml
 
@@ -35,7 +36,7 @@ _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:1100px;padding:12px;
      color:#1b1b1b;line-height:1.4}
 h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ddd}
-.sub{color:#555}.warn{background:#fff4d6;border-left:4px solid #e0a800;padding:6px 10px;margin:10px 0}
+.sub{color:#555}.answer{font-size:1.15em;background:#eef5ff;border-left:4px solid #3273dc;padding:8px 12px;margin:10px 0}.warn{background:#fff4d6;border-left:4px solid #e0a800;padding:6px 10px;margin:10px 0}
 .scroll{overflow-x:auto;-webkit-overflow-scrolling:touch}
 table{border-collapse:collapse;font-size:.9em;margin:6px 0}th,td{border:1px solid #ddd;padding:3px 7px;
      text-align:left;vertical-align:top}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
@@ -44,7 +45,8 @@ figcaption{font-size:.85em;color:#555}pre{background:#f6f6f6;padding:8px;overflo
 details{margin:4px 0}summary{cursor:pointer}code{font-size:.9em}
 """
 
-# Records what a headless browser needs to check the page: every image decoded, no script error.
+# Records what a headless browser needs to check the page: every image decoded, no script error, no
+# horizontal scrolling (data-overflow), where the answer's headline ends (data-answer-bottom, px from the top).
 _SCRIPT = """
 window.__reportErrors=[];window.addEventListener('error',function(e){window.__reportErrors.push(String(e.message))},true);
 (function(){var ce=console.error;console.error=function(){window.__reportErrors.push('console.error');
@@ -52,7 +54,10 @@ return ce.apply(console,arguments)}})();
 window.addEventListener('load',function(){var imgs=document.images,ok=0;
 for(var i=0;i<imgs.length;i++){if(imgs[i].complete&&imgs[i].naturalWidth>0){ok++}}
 document.body.setAttribute('data-images',ok+'/'+imgs.length);
-document.body.setAttribute('data-errors',String(window.__reportErrors.length));});
+document.body.setAttribute('data-errors',String(window.__reportErrors.length));
+var de=document.documentElement;document.body.setAttribute('data-overflow',String(de.scrollWidth>de.clientWidth));
+var a=document.querySelector('.answer');document.body.setAttribute('data-answer-bottom',
+a?String(Math.round(a.getBoundingClientRect().bottom)):'none');});
 """
 
 
@@ -128,8 +133,9 @@ def _figures(run_dir: Path) -> str:
             skipped.append(f"{shown}: is not a PNG image")
             continue
         encoded = base64.b64encode(data).decode("ascii")
-        out.append(f'<figure><img alt="{_e(shown[:-4])}" src="data:image/png;base64,{encoded}">'
-                   f"<figcaption>{_e(shown)}</figcaption></figure>")
+        # the image links to its file beside the report: a tap opens it full size
+        out.append(f'<figure><a href="{_e(quote(name))}"><img alt="{_e(shown[:-4])}" '
+                   f'src="data:image/png;base64,{encoded}"></a><figcaption>{_e(shown)}</figcaption></figure>')
     if skipped:
         out.append("<div class=\"warn\">Not included (only the folder's own PNG images are): <ul>"
                    + "".join(f"<li>{_e(s)}</li>" for s in skipped) + "</ul></div>")
@@ -147,9 +153,58 @@ def _values_section(title: str, values: list[dict], examples: bool) -> str:
         rows = [[v["path"], v["value"], v.get("establishes", "exact"), v.get("note", "")] for v in values]
         header = ["path", "value", "the example establishes", "note"]
     else:
-        rows = [[v["path"], v["value"], v.get("note", ""), Path(str(v.get("source", ""))).name] for v in values]
-        header = ["path", "value", "note", "file"]
+        by_file: dict[str, list[dict]] = {}
+        for v in values:
+            by_file.setdefault(Path(str(v.get("source", ""))).name or "(no file)", []).append(v)
+        counts = ", ".join(f"{f} {len(vs)}" for f, vs in by_file.items())
+        groups = "".join(f"<details><summary><code>{_e(f)}</code>: {len(vs)}</summary>"
+                         + _table(["path", "value", "note"], [[v["path"], v["value"], v.get("note", "")] for v in vs])
+                         + "</details>" for f, vs in by_file.items())
+        return (f"<h2>{_e(title)} ({len(values)})</h2><details><summary>{len(values)} value(s) by file: "
+                f"{_e(counts)} (expand)</summary>{groups}</details>")
     return f"<h2>{_e(title)} ({len(values)})</h2>" + _table(header, rows)
+
+
+def _ranking_headline(meta: dict) -> str:
+    """Where the question ranks options (plotmeta's ``rankings``, point 0): the best and the
+    options not distinguishable from it."""
+    rows = (meta.get("rankings") or {}).get("0")
+    if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) for r in rows):
+        return ""
+    best = [r for r in rows if r.get("rank") == 1]
+    close = [r for r in rows if r.get("in_best_set") and r.get("rank") != 1]
+    if not best:
+        return ""
+    metric = best[0].get("metric", "")
+    mean = best[0].get("mean")
+    text = (f"Best by {metric}: {', '.join(str(r.get('name')) for r in best)}"
+            + (f" ({mean:.4g})" if isinstance(mean, (int, float)) else "")
+            + ("; not distinguishable from it (95% simultaneous): "
+               + ", ".join(str(r.get("name")) for r in close) if close else "; every other option is worse"))
+    return f"<p class=\"answer\">{_e(text)}</p>"
+
+
+def _headline(points: list[dict], primary: str, label: str, mc: bool) -> str:
+    """The answer in one sentence: the primary metric with its 95% CI (a sweep: its range over
+    the points and where it is highest and lowest)."""
+    def value(s: dict) -> str:
+        if s.get("mean") is None or s["mean"] != s["mean"]:
+            return "—"
+        ci = (f" [95% CI {_nan_dash(s.get('ci_low'), '.4g')}, {_nan_dash(s.get('ci_high'), '.4g')}]" if mc else
+              " (exact)")
+        return f"{s['mean']:.4g}{ci}"
+    what = f"{primary} ({label})" if label else primary
+    if len(points) == 1:
+        return f"<p class=\"answer\"><b>{_e(what)}</b> = {_e(value(points[0]['metrics'][primary]))}</p>"
+    valid = [pt for pt in points if isinstance(pt["metrics"][primary].get("mean"), (int, float))
+             and pt["metrics"][primary]["mean"] == pt["metrics"][primary]["mean"]]
+    if not valid:
+        return f"<p class=\"answer\"><b>{_e(what)}</b>: no value at any point</p>"
+    hi = max(valid, key=lambda pt: pt["metrics"][primary]["mean"])
+    lo = min(valid, key=lambda pt: pt["metrics"][primary]["mean"])
+    return (f"<p class=\"answer\"><b>{_e(what)}</b> over {len(points)} points: highest "
+            f"{_e(value(hi['metrics'][primary]))} at {_e(_label(hi['swept']))}; lowest "
+            f"{_e(value(lo['metrics'][primary]))} at {_e(_label(lo['swept']))}</p>")
 
 
 def _page(title: str, body: str) -> str:
@@ -174,6 +229,8 @@ def run_report_html(run_dir: Path) -> str:
              f"<p class=\"sub\">{_e(summary['game'])} / {_e(summary['question'])} · "
              f"{'Monte Carlo, ' + format(trials, ',') + ' trials per point' if mc else 'exact'} · "
              f"{len(points)} point(s) · seed {_e(summary['seed'])}</p>"]
+    parts.append(_headline(points, primary, labels.get(primary, ""), mc))
+    parts.append(_ranking_headline(meta))
     if summary["placeholders"]:
         parts.append(f"<div class=\"warn\"><b>{len(summary['placeholders'])} placeholder value(s)</b> were used: "
                      "values the rule source does not give. These results are only as good as those values: "

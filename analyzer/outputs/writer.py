@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyzer import __version__
+from analyzer.core.version import __version__
 from analyzer.core import paths
 from analyzer.core.formats import FileFormat, stamped
 from analyzer.core.results import PointResult

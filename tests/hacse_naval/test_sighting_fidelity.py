@@ -177,7 +177,7 @@ def test_the_console_shows_the_asked_metric_first_at_80_columns(tmp_path):
         res = subprocess.run([sys.executable, "-c", "from analyzer.cli.app import main; main()", *cmd], cwd=tmp_path,
                              env=env, capture_output=True, text=True, timeout=300)
         assert res.returncode == 0, res.stderr
-        head = next(ln for ln in res.stderr.splitlines() if "sensor" in ln and "distance" in ln)
+        head = next(ln for ln in res.stdout.splitlines() if "sensor" in ln and "distance" in ln)
         metric_cells = [c.strip() for c in head.split("┃")[4:] if c.strip()]
         assert metric_cells[0].startswith("p_sighted_within"), head
-        assert not [ln for ln in res.stderr.splitlines() if len(ln) > 80]
+        assert not [ln for ln in (res.stdout + res.stderr).splitlines() if len(ln) > 80]

@@ -112,7 +112,7 @@ def manifest(sc, *, kind: str, trials: int, wall_seconds: float, threads: int, d
 
     import numba
 
-    from analyzer import __version__
+    from analyzer.core.version import __version__
     from analyzer.outputs.writer import git_commit
     return {"status": "complete", "kind": kind, "scenario_file": str(sc.path), "scenario_sha256": sc.digest,
             "scenario_text": sc.text, "seed": sc.spec.seed, "version": __version__, "git_commit": git_commit(),

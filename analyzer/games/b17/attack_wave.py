@@ -36,9 +36,9 @@ WAVE_LABELS = {
 
 
 def crew_metrics(crews: list[str], scale: int, what: str) -> list[Metric]:
-    return ([Metric(f"kills_{c}", f"kills of {c} (shared kills split equally{what})", "value", scale)
-             for c in crews]
-            + [Metric(f"hits_{c}", f"hits scored by {c}{what}") for c in crews])
+    return ([Metric(f"kills_{c}", f"kills of {c} (shared kills split equally{what})", "value", scale,
+                    quantity="kills", entity=c) for c in crews]
+            + [Metric(f"hits_{c}", f"hits scored by {c}{what}", quantity="hits", entity=c) for c in crews])
 
 
 @register

@@ -106,18 +106,24 @@ class GunMatrix(Question):
         for g, c, mod, delayed in cells:
             clock, alt = b17data.cell_name(c)
             where = cell_label(g.id, g.crew, g.damage, clock, alt, mod, delayed)
-            metrics += [Metric(metric_name("p_hit", g.id, clock, alt), f"P(hit) {where}", "probability"),
-                        Metric(metric_name("p_destroyed", g.id, clock, alt), f"P(destroyed) {where}", "probability"),
-                        Metric(metric_name("hits", g.id, clock, alt), f"hits {where}")]
+            at = {"entity": g.id, "coords": (("clock", clock), ("altitude", alt))}
+            metrics += [Metric(metric_name("p_hit", g.id, clock, alt), f"P(hit) {where}", "probability",
+                               quantity="p_hit", **at),
+                        Metric(metric_name("p_destroyed", g.id, clock, alt), f"P(destroyed) {where}", "probability",
+                               quantity="p_destroyed", **at),
+                        Metric(metric_name("hits", g.id, clock, alt), f"hits {where}", quantity="hits", **at)]
         for c, chosen in positions:
             clock, alt = b17data.cell_name(c)
             guns = "+".join(cells[j][0].id for j in chosen)
+            at = {"entity": "all guns", "coords": (("clock", clock), ("altitude", alt))}
             metrics += [Metric(metric_name("p_destroyed_all", clock, alt),
-                               f"P(destroyed) all guns at {clock} {alt} [{guns}]", "probability"),
-                        Metric(metric_name("hits_all", clock, alt), f"hits, all guns at {clock} {alt} [{guns}]"),
+                               f"P(destroyed) all guns at {clock} {alt} [{guns}]", "probability",
+                               quantity="p_destroyed", **at),
+                        Metric(metric_name("hits_all", clock, alt), f"hits, all guns at {clock} {alt} [{guns}]",
+                               quantity="hits", **at),
                         Metric(metric_name("p_destroyed_before_fire", clock, alt),
                                f"P(destroyed before it fires: no ** tail shots) at {clock} {alt} [{guns}]",
-                               "probability")]
+                               "probability", quantity="p_destroyed_before_fire", **at)]
 
         cell_delayed = np.array([delayed for _, _, _, delayed in cells], dtype=np.bool_)
         args = (cell_modifier, cell_skill, cell_bonus, k, p.prior_hits, D, position_start, position_cells, off, qf,

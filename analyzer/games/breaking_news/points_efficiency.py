@@ -224,7 +224,8 @@ class PointsEfficiency(Question):
                              f"hits at every target and range): its points buy nothing these metrics see")
         notes_out += sorted(notes)
         return Prepared(metrics, 100 * cap + 1, kernel=points_efficiency_kernel, args=args, counters=counters,
-                        exact=exact_answer, placeholders=tuple(bn.used), notes=tuple(notes_out))
+                        exact=exact_answer, placeholders=tuple(bn.used), notes=tuple(notes_out),
+                        entity_columns={None: {"unit": unit_label(p.unit), "cost": int(cost)}})
 
     def plots(self, meta, points, dists):
         from analyzer.games.breaking_news import plots  # matplotlib only when plotting

@@ -327,8 +327,10 @@ class Campaign(Question):
                     f"bought from the rest at every Strategic Segment it leaves port (l.238, l.273), counted in "
                     f"so_spent")
         notes = (placeholder_note(ctx.rules, placeholders), cost)
+        facts = {None: {"fleet_cost": float(arrays.fleet_cost), "setup_cost": float(arrays.setup_cost),
+                        "so_total": float(arrays.so_total)}}
         return Prepared(metrics, N_BINS, kernel=campaign_kernel, args=arrays.args, counters=COUNTERS,
-                        placeholders=tuple(placeholders), notes=notes)
+                        placeholders=tuple(placeholders), notes=notes, entity_columns=facts)
 
     def plots(self, meta, points, dists):
         from analyzer.games.uboat_leader import plots  # matplotlib only when plotting

@@ -1,0 +1,106 @@
+"""``answers.parquet``: a run's answers as one tidy long table, the table notebooks, reports and
+``analyzer index`` read instead of parsing notes.
+
+One row per sweep point x metric (``row == "metric"``): the point, its swept values as columns,
+the metric split into what it measures (``quantity``) and of which game entity (``entity``: a
+fleet, gun, allocation, pattern, unit; empty for a metric of the whole point), the metric's further
+coordinates (:attr:`~analyzer.core.questions.Metric.coords`, e.g. a B-17 cell's clock and
+altitude) as columns, mean, SE, 95% CI,
+whether the value is exact, the trials behind it, and the facts a question gives per entity
+(:attr:`analyzer.core.questions.Prepared.entity_columns`, e.g. a fleet's ``cost``; under the key
+``None``, facts of the whole point, e.g. a unit's points cost, on every metric row of the point). Where a
+question ranks entities, ``rank`` / ``tie_group`` / ``in_best_set`` and the paired difference to
+the best with its simultaneous CI (``diff_to_best``, ``_low``, ``_high``) come from its rankings
+(``PointResult.rankings``, :mod:`analyzer.core.ranking`); otherwise they are empty. Then one row per note of a point
+(``row == "note"``, the note in ``note``), in the order the point carries them.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+
+from analyzer.core.questions import Metric
+from analyzer.core.results import PointResult
+
+#: the table's own columns, in order; a swept parameter of the same name is written as ``param.<name>``
+FIXED_COLUMNS = ("point", "row", "metric", "quantity", "entity", "kind", "mean", "se", "ci_low", "ci_high",
+                 "exact", "trials", "rank", "tie_group", "in_best_set", "diff_to_best", "diff_to_best_low",
+                 "diff_to_best_high", "note")
+
+
+def quantity_and_entity(metric: Metric) -> tuple[str, str | None]:
+    """What ``metric`` measures and of which entity: its declared ``quantity`` / ``entity``, else
+    ``vp.fleet_a`` -> ``("vp", "fleet_a")`` and ``p_hit`` -> ``("p_hit", None)``."""
+    if metric.quantity is not None or metric.entity is not None:
+        return metric.quantity or metric.name, metric.entity
+    quantity, dot, entity = metric.name.partition(".")
+    return (quantity, entity) if dot else (metric.name, None)
+
+
+def _swept_column(name: str) -> str:
+    return f"param.{name}" if name in FIXED_COLUMNS else name
+
+
+def _scalar(v: Any) -> Any:
+    if isinstance(v, (bool, int, float, str)) or v is None:
+        return v
+    return json.dumps(v, sort_keys=True, default=str)
+
+
+def _ranks(result: PointResult) -> dict[tuple[str, str | None], dict]:
+    """The point's rankings (:class:`analyzer.core.ranking.Ranking`) by (quantity, entity) and by
+    (metric name, None): an option is named by the entity it ranks or by its metric."""
+    out: dict[tuple[str, str | None], dict] = {}
+    for ranking in result.rankings:
+        for option in ranking.options:
+            facts = {"rank": option.rank, "tie_group": option.tie_group, "in_best_set": option.in_best_set,
+                     "diff_to_best": option.diff, "diff_to_best_low": option.diff_low,
+                     "diff_to_best_high": option.diff_high}
+            out[(ranking.metric, option.name)] = facts
+            out[(option.name, None)] = facts
+    return out
+
+
+def answers_table(results: list[PointResult]) -> pd.DataFrame:
+    """The tidy long table of ``results`` (see the module docstring)."""
+    swept = list(dict.fromkeys(k for r in results for k in r.point.swept))
+    coords = list(dict.fromkeys(c for r in results for m in r.metrics for c, _ in m.coords))
+    coords = [c for c in coords if c not in FIXED_COLUMNS and c not in swept]
+    extra = list(dict.fromkeys(c for r in results for cols in r.entity_columns.values() for c in cols))
+    extra = [c for c in extra if c not in FIXED_COLUMNS and c not in swept and c not in coords]
+    rows: list[dict[str, Any]] = []
+    for r in results:
+        where = {_swept_column(k): _scalar(v) for k, v in r.point.swept.items()}
+        ranks = _ranks(r)
+        for metric in r.metrics:
+            s = r.summaries.get(metric.name)
+            if s is None:
+                continue
+            quantity, entity = quantity_and_entity(metric)
+            row = {"point": r.point.index, "row": "metric", **where, "metric": metric.name,
+                   "quantity": quantity, "entity": entity, "kind": metric.kind, "mean": s.mean, "se": s.se,
+                   "ci_low": s.ci_low, "ci_high": s.ci_high, "exact": bool(r.exact), "trials": r.trials}
+            row.update((c, _scalar(v)) for c, v in metric.coords if c in coords)
+            row.update(ranks.get((quantity, entity)) or ranks.get((metric.name, None)) or {})
+            facts = {**r.entity_columns.get(None, {}), **(r.entity_columns.get(entity, {}) if entity is not None else {})}
+            row.update((c, _scalar(v)) for c, v in facts.items() if c in extra)
+            rows.append(row)
+        for note in dict.fromkeys(r.notes):
+            rows.append({"point": r.point.index, "row": "note", **where, "exact": bool(r.exact),
+                         "trials": r.trials, "note": note})
+    columns = ["point", "row", *(_swept_column(k) for k in swept), *FIXED_COLUMNS[2:5], *coords,
+               *FIXED_COLUMNS[5:], *extra]
+    table = pd.DataFrame(rows, columns=columns)
+    for c in ("mean", "se", "ci_low", "ci_high", "diff_to_best", "diff_to_best_low", "diff_to_best_high"):
+        table[c] = table[c].astype("float64")
+    table["point"] = table["point"].astype("int64")
+    table["trials"] = table["trials"].astype("int64")
+    table["exact"] = table["exact"].astype("bool")
+    table["rank"] = table["rank"].astype("Int64")
+    table["tie_group"] = table["tie_group"].astype("Int64")
+    table["in_best_set"] = table["in_best_set"].astype("boolean")
+    for c in ("row", "metric", "quantity", "entity", "kind", "note"):
+        table[c] = table[c].astype("string")
+    return table
