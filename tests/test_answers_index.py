@@ -177,3 +177,18 @@ def test_index_page_in_a_headless_browser(batch, tmp_path):
         subprocess.run([browser, *flags, f"--window-size={size}", f"--screenshot={shot}", url], capture_output=True,
                        timeout=120)
         assert shot.is_file() and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_fact_never_hides_a_swept_value_and_integers_stay_integers():
+    """Breaking News points_efficiency sweeps ``unit`` (a mapping) and gives each point's ``unit``
+    label and ``cost`` as facts: the label is ``fact.unit`` beside the swept ``unit``, the cost an integer."""
+    import analyzer
+    r = analyzer.simulate(ROOT / "scenarios/breaking_news/points_efficiency.yaml", trials=64)
+    table = r.answers()
+    assert {"unit", "fact.unit", "cost"} <= set(table.columns)
+    assert str(table["cost"].dtype) == "Int64"
+    rows = table[table["row"] == "metric"]
+    for point in r.points:
+        mine = rows[rows["point"] == point.point.index]
+        assert set(mine["fact.unit"]) == {point.entity_columns[None]["unit"]}
+        assert set(mine["cost"]) == {point.entity_columns[None]["cost"]}

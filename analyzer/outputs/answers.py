@@ -8,7 +8,8 @@ coordinates (:attr:`~analyzer.core.questions.Metric.coords`, e.g. a B-17 cell's 
 altitude) as columns, mean, SE, 95% CI,
 whether the value is exact, the trials behind it, and the facts a question gives per entity
 (:attr:`analyzer.core.questions.Prepared.entity_columns`, e.g. a fleet's ``cost``; under the key
-``None``, facts of the whole point, e.g. a unit's points cost, on every metric row of the point). Where a
+``None``, facts of the whole point, e.g. a unit's points cost, on every metric row of the point; a
+fact named like a swept parameter or a fixed column is written as ``fact.<name>``). Where a
 question ranks entities, ``rank`` / ``tie_group`` / ``in_best_set`` and the paired difference to
 the best with its simultaneous CI (``diff_to_best``, ``_low``, ``_high``) come from its rankings
 (``PointResult.rankings``, :mod:`analyzer.core.ranking`); otherwise they are empty. Then one row per note of a point
@@ -69,7 +70,8 @@ def answers_table(results: list[PointResult]) -> pd.DataFrame:
     coords = list(dict.fromkeys(c for r in results for m in r.metrics for c, _ in m.coords))
     coords = [c for c in coords if c not in FIXED_COLUMNS and c not in swept]
     extra = list(dict.fromkeys(c for r in results for cols in r.entity_columns.values() for c in cols))
-    extra = [c for c in extra if c not in FIXED_COLUMNS and c not in swept and c not in coords]
+    taken = {*FIXED_COLUMNS, *(_swept_column(k) for k in swept), *coords}
+    fact_column = {c: f"fact.{c}" if c in taken else c for c in extra}   # a fact never hides a swept value
     rows: list[dict[str, Any]] = []
     for r in results:
         where = {_swept_column(k): _scalar(v) for k, v in r.point.swept.items()}
@@ -85,13 +87,13 @@ def answers_table(results: list[PointResult]) -> pd.DataFrame:
             row.update((c, _scalar(v)) for c, v in metric.coords if c in coords)
             row.update(ranks.get((quantity, entity)) or ranks.get((metric.name, None)) or {})
             facts = {**r.entity_columns.get(None, {}), **(r.entity_columns.get(entity, {}) if entity is not None else {})}
-            row.update((c, _scalar(v)) for c, v in facts.items() if c in extra)
+            row.update((fact_column[c], _scalar(v)) for c, v in facts.items())
             rows.append(row)
         for note in dict.fromkeys(r.notes):
             rows.append({"point": r.point.index, "row": "note", **where, "exact": bool(r.exact),
                          "trials": r.trials, "note": note})
     columns = ["point", "row", *(_swept_column(k) for k in swept), *FIXED_COLUMNS[2:5], *coords,
-               *FIXED_COLUMNS[5:], *extra]
+               *FIXED_COLUMNS[5:], *fact_column.values()]
     table = pd.DataFrame(rows, columns=columns)
     for c in ("mean", "se", "ci_low", "ci_high", "diff_to_best", "diff_to_best_low", "diff_to_best_high"):
         table[c] = table[c].astype("float64")
@@ -103,4 +105,8 @@ def answers_table(results: list[PointResult]) -> pd.DataFrame:
     table["in_best_set"] = table["in_best_set"].astype("boolean")
     for c in ("row", "metric", "quantity", "entity", "kind", "note"):
         table[c] = table[c].astype("string")
+    for c, column in fact_column.items():   # an integer fact stays an integer beside the note rows' gaps
+        given = [cols[c] for r in results for cols in r.entity_columns.values() if c in cols]
+        if given and all(isinstance(v, int) and not isinstance(v, bool) for v in given):
+            table[column] = table[column].astype("Int64")
     return table
