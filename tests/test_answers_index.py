@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from analyzer.cli.app import app
+from tests.browser import SKIP, find_browser
 from analyzer.core.questions import Metric
 from analyzer.outputs.answers import quantity_and_entity
 
@@ -153,18 +154,13 @@ def test_index_refuses_what_is_not_a_folder(tmp_path):
     assert not (tmp_path / "nothing").exists()
 
 
-def _browser() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        if shutil.which(name):
-            return shutil.which(name)
-    return None
 
 
 def test_index_page_in_a_headless_browser(batch, tmp_path):
     """At a desktop (1280 px) and a phone (412 px) width: no script error, no horizontal scrolling."""
-    browser = _browser()
+    browser = find_browser()
     if browser is None:
-        pytest.skip("no headless browser found (install Debian's 'chromium'; .ci/run does it when missing)")
+        pytest.skip(SKIP)
     url = (batch / "index.html").as_uri()
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000"]
     for device, size in (("phone", "412,900"), ("desktop", "1280,900")):

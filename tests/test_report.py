@@ -12,17 +12,13 @@ import pytest
 from typer.testing import CliRunner
 
 from analyzer.cli.app import app
+from tests.browser import SKIP, find_browser
 
 ROOT = Path(__file__).resolve().parent.parent
 SWEEP = ROOT / "scenarios" / "dystopian_wars" / "attack_ad_grid.yaml"
 runner = CliRunner()
 
 
-def _browser() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        if shutil.which(name):
-            return shutil.which(name)
-    return None
 
 
 @pytest.fixture(scope="module")
@@ -64,9 +60,9 @@ def test_compare_writes_a_report_with_paired_differences(tmp_path):
 
 
 def test_report_opens_in_a_headless_browser(sweep_run, tmp_path):
-    browser = _browser()
+    browser = find_browser()
     if browser is None:
-        pytest.skip("no headless browser found (install Debian's 'chromium'; .ci/run does it when missing)")
+        pytest.skip(SKIP)
     url = (sweep_run / "report.html").as_uri()
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000"]
     dom = subprocess.run([browser, *flags, "--dump-dom", url], capture_output=True, text=True, timeout=120)

@@ -3,7 +3,6 @@ title (a ranking question: the best option and those not distinguishable from it
 open full size on tap, placeholders collapsed and grouped by file with their counts; in headless
 Chromium at 1280 and 412 px the headline is visible without scrolling and nothing scrolls sideways."""
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from analyzer.cli.app import app
+from tests.browser import SKIP, find_browser
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
@@ -46,10 +46,9 @@ def test_images_open_full_size_and_placeholders_are_folded_by_file(report):
 
 
 def test_the_headline_is_visible_on_a_phone_and_a_desktop(report, tmp_path):
-    browser = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)),
-                   None)
+    browser = find_browser()
     if browser is None:
-        pytest.skip("no headless browser found (install Debian's 'chromium'; .ci/run does it when missing)")
+        pytest.skip(SKIP)
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000"]
     for device, (w, h) in (("phone", (412, 900)), ("desktop", (1280, 900))):
         dom = subprocess.run([browser, *flags, f"--window-size={w},{h}", "--dump-dom", report.as_uri()],
