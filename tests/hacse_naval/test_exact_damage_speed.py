@@ -180,3 +180,110 @@ def test_mine_crossing_of_four_hexes_exact_matches_monte_carlo():
     params = {**shipped("mine_field_crossing")["params"], "hexes": 4}
     _, _, prep = prepare("mine_field", params, ONCE)
     assert_kernel_matches_exact(prep, 200_000, seed=31, what="mines 4 hexes")
+
+
+# --------------------------------------------------------------------------- depth charges (issue 29 item 11)
+def old_hit_dist(ex, dist, amounts, rows, skip_if_sunk=True):
+    """SheetExact.hit_dist before the per-state transition cache: every state x amount x row x outcome."""
+    out = {}
+    for st, p in dist.items():
+        if skip_if_sunk and st[1][kd.T_SUNK]:
+            out[st] = out.get(st, 0.0) + p
+            continue
+        for a, pa in amounts.items():
+            if a <= 0:
+                out[st] = out.get(st, 0.0) + p * pa
+                continue
+            for r, pr in rows:
+                for st2, q in ex.hit(st, r, a, kd.FROM_WEAPON):
+                    out[st2] = out.get(st2, 0.0) + p * pa * pr * q
+    return out
+
+
+def old_sub_states(cc, pattern):
+    """depth_charge.sub_state_distribution and overrun_exact before the prefix sharing and memo (the oracle)."""
+    ex = E.SheetExact(cc.sheet)
+    rows = [(r, 1.0 / cc.sheet.n_rows) for r in range(cc.sheet.n_rows)]
+    total_w = sum(w for _, _, w in cc.prior)
+    out = {}
+    for depth, pos, w in cc.prior:
+        dist = {ex.initial(): 1.0}
+        for c in pattern:
+            dist = old_hit_dist(ex, dist, E.w10_minus(cc.consts["per_step"] * cc.steps(cc.specs[c], depth, pos)), rows)
+        after = {}
+        for st, p in dist.items():
+            levels = depth - (cc.max_depth - st[1][kd.T_DEPTH_LOSS])
+            if levels <= 0 or st[1][kd.T_SUNK]:
+                after[st] = after.get(st, 0.0) + p
+                continue
+            sub = {st: p}
+            if cc.rules["overrun_dice"] == "per_level":
+                for _ in range(levels):
+                    sub = old_hit_dist(ex, sub, E.nw10(1), rows, skip_if_sunk=False)
+            else:
+                sub = old_hit_dist(ex, sub, E.nw10(1, levels), rows, skip_if_sunk=False)
+            for s2, q in sub.items():
+                after[s2] = after.get(s2, 0.0) + q
+        for st, p in after.items():
+            out[st] = out.get(st, 0.0) + p * w / total_w
+    return out
+
+
+SMALL_PATTERN = {"charges": 3, "depth_settings": [1, 2, 3], "offsets": [[0, 0]], "hex_distance_to_thrower": 1,
+                 "sub": {"ship": "type_viic", "depth": [1, 2, 3, 4], "depth_weights": [1, 2, 1, 1]},
+                 "thrower": {"speed": 4}}
+
+
+def _pattern_compiled(params, rules):
+    from analyzer.games.hacse_naval import depth_charge as D
+    from analyzer.games.hacse_naval.depth_charge_pattern import PatternParams
+    p = PatternParams.model_validate(params)
+    from analyzer.core import questions
+    ctx = context(questions.get("hacse_naval", "depth_charge_pattern"), rules)
+    charges = [D.Charge(depth_setting=dep, offset=o, hex_distance_to_thrower=p.hex_distance_to_thrower)
+               for o, dep in p.candidates()]
+    return D.compile_depth_charge(charges, p.sub, p.thrower.speed, ctx, Data(ctx)), len(p.candidates()), p.charges
+
+
+@pytest.mark.parametrize("rules", [{}, {"overrun_dice": "one_times_levels", "sub_leak_depth": "once"}])
+def test_pattern_states_equal_the_previous_engine_and_share_prefixes(rules):
+    """Every pattern's state distribution (hence every metric) equals the engine before prefix sharing,
+    the transition cache and the depth-damage memo within 1e-12; the charges folded are one per
+    distinct prefix and prior entry (not one per charge of every pattern), and asking again
+    enumerates no state's outcomes anew."""
+    import itertools
+    from analyzer.games.hacse_naval import depth_charge as D
+    cc, n_cand, k = _pattern_compiled(SMALL_PATTERN, rules)
+    patterns = list(itertools.combinations_with_replacement(range(n_cand), k))
+    ex = E.SheetExact(cc.sheet)
+    folds = []
+    orig = ex.hit_dist
+    ex.hit_dist = lambda dist, amounts, rows, **kw: folds.append(kw) or orig(dist, amounts, rows, **kw)
+    for pat, new in zip(patterns, D.pattern_state_distributions(cc, patterns, ex)):
+        old = old_sub_states(cc, pat)
+        assert set(new) == set(old), pat
+        assert max(abs(new[s] - old[s]) for s in old) < 1e-12, pat
+    prefixes = {pat[:j] for pat in patterns for j in range(1, k + 1)}
+    assert sum(1 for kw in folds if not kw) == len(prefixes) * len(cc.prior)
+    n = ex.n_transitions
+    assert n > 0
+    list(D.pattern_state_distributions(cc, patterns, ex))
+    assert ex.n_transitions == n
+
+
+def test_shipped_pattern_exact_builds_each_state_once():
+    """pattern_six_charges_unknown_depth.yaml (28 patterns of 6 charges): the charges folded are one per
+    distinct prefix (83) per prior depth (3), not 28 x 6 per depth; states' outcomes are enumerated
+    once per (state, kind of hit), far fewer than the (pattern, state) pairs the old engine walked."""
+    import itertools
+    from analyzer.games.hacse_naval import depth_charge as D
+    params = shipped("pattern_six_charges_unknown_depth")["params"]
+    cc, n_cand, k = _pattern_compiled(params, {})
+    patterns = list(itertools.combinations_with_replacement(range(n_cand), k))
+    ex = E.SheetExact(cc.sheet)
+    folds = []
+    orig = ex.hit_dist
+    ex.hit_dist = lambda dist, amounts, rows, **kw: folds.append(kw) or orig(dist, amounts, rows, **kw)
+    walked = sum(len(s) for s in D.pattern_state_distributions(cc, patterns, ex))
+    assert sum(1 for kw in folds if not kw) == 83 * 3          # 3 + 6 + 10 + 15 + 21 + 28 prefixes
+    assert ex.n_transitions < walked

@@ -130,6 +130,7 @@ SOURCE_VALUES = {
     "hacse.sighting.asdic_per_depth": 2, "hacse.sighting.asdic_hexes_per_step": 3,
     "hacse.sighting.asdic_max_own_speed": 6, "hacse.sighting.rangefinder_range_multiple": 2,
     "hacse.sighting.radar_range_multiple": 3, "hacse.sighting.radar_limit_hexes_per_step": 5,
+    "hacse.torpedo.sighting_difficulty": 3, "hacse.mine.sighting_hexes": 10,    # l.87, l.99 (issue 29 items 6, 9)
 }
 
 

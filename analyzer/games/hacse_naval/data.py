@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from analyzer.core.errors import ScenarioError, suggest
 from analyzer.core.gamedata import DataError, Placeholder, is_under
 from analyzer.core.questions import Context
+from analyzer.games.hacse_naval.rules import PROCEDURE_PATHS
 from kernels.hacse_naval import damage as kd
 
 RULES_FILE = "data/hacse.yaml"
@@ -112,8 +113,20 @@ class Data:
 
     def _use(self, found: list[Placeholder], under: str) -> None:
         for ph in found:
-            if is_under(ph.path, under) and ph not in self.used:
+            if is_under(ph.path, under) and ph not in self.used and ph.path not in PROCEDURE_PATHS:
                 self.used.append(ph)
+
+    def procedure(self, path: str) -> tuple[Any, bool]:
+        """(the value at data path ``path`` of data/hacse.yaml -- a rule module's ``procedure`` --, whether
+        it is still written ``{ph: ..}`` / ``{ex: ..}``); (None, False) when absent. Marks nothing used:
+        the module is listed as its rule option (:func:`analyzer.games.hacse_naval.rules.module`)."""
+        data, found = self._file(RULES_FILE, "")
+        node = data
+        for part in path.split("."):
+            if not isinstance(node, dict) or part not in node:
+                return None, False
+            node = node[part]
+        return node, any(ph.path == path for ph in found)
 
     def sheet(self, name: str, field: str, rules: dict[str, str], uses: tuple[str, ...] = ("hexes",)) -> Sheet:
         """Ship sheet ``ships/<name>.yaml`` validated and compiled; ``field`` names the parameter
@@ -220,10 +233,13 @@ HIT_LOCATION_NOTES = {
 }
 
 
-def hit_location_placeholder(option: str, value: str) -> Placeholder:
-    """The hit-location rule a torpedo or mine point used: not in the source, so a placeholder."""
-    return Placeholder(f"rules.{option}", value, f"G4/G11: the row a torpedo or mine strikes is not in the source "
-                       f"(only its kinds, l.89/l.95); {value} = {HIT_LOCATION_NOTES[value]}", "rule module")
+def hit_location_placeholder(option: str, value: str, d: "Data | None" = None) -> list[Placeholder]:
+    """[The hit-location rule module a torpedo or mine point used] (not in the source, so a placeholder),
+    or [] when the data ``d`` describes it (block ``hacse.<option>_module``, rules.module)."""
+    from analyzer.games.hacse_naval import rules as R
+    opt = {"hit_location": R.HIT_LOCATION, "mine_hit_location": R.MINE_HIT_LOCATION}[option]
+    return R.module(d, opt, value, option, f"G4/G11: the row a torpedo or mine strikes is not in the source "
+                    f"(only its kinds, l.89/l.95); {value} = {HIT_LOCATION_NOTES[value]}")
 
 
 def hit_rows(sheet: Sheet, mode: str) -> list[tuple[int, float]]:
@@ -239,6 +255,18 @@ def hit_rows(sheet: Sheet, mode: str) -> list[tuple[int, float]]:
         n = int(sheet.hex_elig_n[h])
         out += [(int(sheet.hex_elig[h, i]), 1.0 / (len(hexes) * n)) for i in range(n)]
     return out
+
+
+def permille(d: Data, path: str) -> Fraction:
+    """The probability at ``hacse.<path>`` (a multiple of 0.001, so the kernels draw it exactly)."""
+    value = d.rule(path)
+    try:
+        f = Fraction(str(value))
+    except (ValueError, ZeroDivisionError):
+        f = None
+    if f is None or not 0 <= f <= 1 or (f * 1000).denominator != 1:
+        raise DataError(f"{RULES_FILE}: hacse.{path}: got {value!r}; allowed: a probability, a multiple of 0.001")
+    return f
 
 
 def param_error(ctx: Context, path: str, message: str) -> ScenarioError:

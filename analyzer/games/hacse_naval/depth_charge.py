@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from analyzer.games.hacse_naval import rules as R
 from analyzer.games.hacse_naval.data import Data, Sheet, guess_and_ring, hex_distance, param_error
 from analyzer.games.hacse_naval.exact_damage import SheetExact, TooLarge, nw10, w10_minus
+from analyzer.core.errors import ScenarioError
 from analyzer.core.gamedata import Placeholder
 from analyzer.core.questions import Context, ExactAnswer, ExactMetric, Metric, Prepared, Question, register
 from kernels.hacse_naval import damage as kd
@@ -121,7 +122,7 @@ class DepthCharge(Question):
     name = "depth_charge"
     summary = "Depth charges (Wasserbomben) against a U-boat of known or guessed depth and hex (exact mode)"
     Params = DepthChargeParams
-    rule_options = (R.CHARGE_ROLL, R.DEPTH_UNIT) + R.DAMAGE_OPTIONS + R.SUB_OPTIONS
+    rule_options = (R.CHARGE_ROLL, R.DEPTH_UNIT) + R.DAMAGE_OPTIONS + R.SUB_OPTIONS + (R.CHARGE_FIRE_REPEATS,)
     primary_metric = "p_sunk"
     supports_exact = True
 
@@ -142,17 +143,38 @@ class DepthCharge(Question):
                  f"(placeholder G11); the U-boat keeps its depth for the round (placeholder G8)"]
         notes += below_max_depth_notes(p.sub, compiled.max_depth)
         return Prepared(metrics, n_bins, kernel=k.depth_charge_kernel, args=compiled.args(list(range(len(p.charges)))),
-                        exact=exact_answer, placeholders=tuple(d.used + sheet_placeholders()), notes=tuple(notes))
+                        exact=refusing_repeated_fires(ctx, exact_answer), placeholders=tuple(d.used),
+                        notes=tuple(notes))
 
     def plots(self, meta, points, dists):
         from analyzer.games.hacse_naval import plots
         return plots.depth_charge_figures(meta, points, dists)
 
 
+def refusing_repeated_fires(ctx: Context, exact_answer):
+    """``exact_answer`` refused at once under fire_repeats = every_hit_past_threshold: the
+    exact engine starts a fire only when a threshold is crossed (as torpedo_salvo.refuse_in_exact)."""
+    def exact():
+        if ctx.rules.get("fire_repeats") == "every_hit_past_threshold":
+            raise ScenarioError(str(ctx.scenario_file or ctx.scenario_dir), "rules.fire_repeats", "exact mode does "
+                                "not support fire_repeats = every_hit_past_threshold: run Monte "
+                                "Carlo, or set fire_repeats: once_per_threshold")
+        return exact_answer()
+    return exact
+
+
 def sheet_placeholders() -> list[Placeholder]:
-    return [Placeholder("rules.hit_location", "uniform_row",
-                        "G4/G11: the row a hit strikes is not in the source; uniform over the eligible rows",
-                        "rule module")]
+    """Nothing: the depth charges' hit-location module (rules.hit_location = uniform_row, G11) is marked in
+    ``Data.used`` by :func:`compile_depth_charge` (unless the data describes it), for both depth-charge
+    questions; kept for depth_charge_pattern, which adds this list to ``d.used``."""
+    return []
+
+
+def charge_hit_location(d: Data) -> list[Placeholder]:
+    """[rules.hit_location = uniform_row] (G11: a depth charge strikes a uniform row of the U-boat's sheet),
+    or [] when the data describes the module (block hacse.charge_hit_location_module)."""
+    return R.module(d, R.CHARGE_HIT_LOCATION, "uniform_row", "charge_hit_location",
+                    "G4/G11: the row a hit strikes is not in the source; uniform over the eligible rows")
 
 
 def below_max_depth_notes(sub: SubParams, max_depth: int) -> list[str]:
@@ -233,43 +255,70 @@ def compile_depth_charge(charges: list[Charge], sub: SubParams, speed: int, ctx:
             dist = [hex_distance(tuple(c.offset), pos) for pos in positions]
         thrower_steps = abs(c.depth_setting - thrower_depth) // consts["depth_divisor"] + c.hex_distance_to_thrower
         specs.append((c.depth_setting, dist, thrower_steps))
+    for ph in charge_hit_location(d):        # listed after the data the question reads (as before)
+        if ph not in d.used:
+            d.used.append(ph)
     return CompiledCharges(specs, sub, speed, sheet, consts, rules)
 
 
 # --------------------------------------------------------------------------- exact mode
 def sub_state_distribution(cc: CompiledCharges, pattern: list[int], ex: SheetExact | None = None):
     """{(depth, state): p} after the pattern and the end-of-round depth damage, over the prior."""
+    return next(pattern_state_distributions(cc, [pattern], ex))
+
+
+def pattern_state_distributions(cc: CompiledCharges, patterns, ex: SheetExact | None = None):
+    """:func:`sub_state_distribution` of each pattern in turn (a generator). Patterns sharing their first
+    charges (itertools.combinations_with_replacement lists them so) share those charges' distributions:
+    per prior entry the distribution after each prefix of the previous pattern is kept and only the
+    charges past the common prefix are folded; the states' outcomes are cached in ``ex``."""
     ex = ex or SheetExact(cc.sheet)
     n_rows = cc.sheet.n_rows
     all_rows = [(r, 1.0 / n_rows) for r in range(n_rows)]
     total_w = sum(w for _, _, w in cc.prior)
-    out: dict = {}
-    for depth, pos, w in cc.prior:
-        dist = {ex.initial(): 1.0}
-        for c in pattern:
-            amounts = w10_minus(cc.consts["per_step"] * cc.steps(cc.specs[c], depth, pos))
-            dist = ex.hit_dist(dist, amounts, all_rows)
-        dist = overrun_exact(ex, dist, depth, cc.max_depth, cc.rules["overrun_dice"], all_rows)
-        for st, p in dist.items():
-            out[st] = out.get(st, 0.0) + p * w / total_w
-    return out
+    prev: list[int] = []
+    stacks = [[{ex.initial(): 1.0}] for _ in cc.prior]    # per prior entry: dist after 0, 1, ... charges of prev
+    for pattern in patterns:
+        pattern = list(pattern)
+        common = 0
+        while common < min(len(prev), len(pattern)) and prev[common] == pattern[common]:
+            common += 1
+        out: dict = {}
+        for (depth, pos, w), stack in zip(cc.prior, stacks):
+            del stack[common + 1:]
+            for c in pattern[common:]:
+                amounts = w10_minus(cc.consts["per_step"] * cc.steps(cc.specs[c], depth, pos))
+                stack.append(ex.hit_dist(stack[-1], amounts, all_rows))
+            dist = overrun_exact(ex, stack[-1], depth, cc.max_depth, cc.rules["overrun_dice"], all_rows)
+            for st, p in dist.items():
+                out[st] = out.get(st, 0.0) + p * w / total_w
+        prev = pattern
+        yield out
 
 
 def overrun_exact(ex: SheetExact, dist: dict, depth: int, max_depth: int, mode: str, rows) -> dict:
+    """``dist`` after the end-of-round depth damage (W10 per level below the maximum depth, source
+    l.39); each state's outcome distribution is computed once per (levels, mode) and kept in ``ex.memo``."""
     out: dict = {}
+    get = out.get
+    rows = tuple(rows)
     for st, p in dist.items():
         levels = depth - (max_depth - st[1][kd.T_DEPTH_LOSS])
         if levels <= 0 or st[1][kd.T_SUNK]:
-            out[st] = out.get(st, 0.0) + p
+            out[st] = get(st, 0.0) + p
             continue
-        sub = {st: p}
-        if mode == "per_level":
-            for _ in range(levels):
-                sub = ex.hit_dist(sub, nw10(1), rows, skip_if_sunk=False)
-        else:
-            sub = ex.hit_dist(sub, nw10(1, levels), rows, skip_if_sunk=False)
-        for s2, q in sub.items():
-            out[s2] = out.get(s2, 0.0) + q
+        key = ("overrun", st, levels, mode, rows)
+        after = ex.memo.get(key)
+        if after is None:
+            sub = {st: 1.0}
+            if mode == "per_level":
+                for _ in range(levels):
+                    sub = ex.hit_dist(sub, nw10(1), rows, skip_if_sunk=False)
+            else:
+                sub = ex.hit_dist(sub, nw10(1, levels), rows, skip_if_sunk=False)
+            after = ex.memo[key] = tuple(sub.items())
+        for s2, q in after:
+            out[s2] = get(s2, 0.0) + p * q
     return out
 
 

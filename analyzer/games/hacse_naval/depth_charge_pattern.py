@@ -17,7 +17,7 @@ from analyzer.games.hacse_naval import rules as R
 from analyzer.games.hacse_naval.data import Data, param_error
 from analyzer.games.hacse_naval.depth_charge import (Charge, Offset, SubParams, ThrowerParams, _metric,
                                                      below_max_depth_notes, compile_depth_charge, sheet_placeholders,
-                                                     sub_state_distribution)
+                                                     pattern_state_distributions)
 from analyzer.games.hacse_naval.exact_damage import SheetExact, TooLarge
 from analyzer.core.questions import Context, ExactAnswer, Metric, Prepared, Question, register
 from kernels.hacse_naval import damage as kd
@@ -98,8 +98,7 @@ class DepthChargePattern(Question):
             ex = SheetExact(cc.sheet)
             out = {}
             try:
-                for i, pat in enumerate(patterns):
-                    states = sub_state_distribution(cc, list(pat), ex)
+                for i, states in enumerate(pattern_state_distributions(cc, patterns, ex)):
                     ps = sum(q for st, q in states.items() if st[1][kd.T_SUNK])
                     out[metrics[i].name] = _metric({0: 1 - ps, 1: ps})
             except TooLarge as e:

@@ -41,6 +41,11 @@ class SheetExact:
         self.hex_rows = [list(sheet.hex_rows[h, : sheet.hex_n[h]]) for h in range(sheet.hex_n.shape[0])]
         self.n_rows = len(self.rows)
         self.hit = lru_cache(maxsize=None)(self._hit)
+        self._kinds: dict = {}              # (amounts, rows, source, skip_if_sunk) -> kind id
+        self._kind_of: list = []
+        self._trans: dict = {}              # (state, kind id) -> ((state after, p), ...)
+        self.n_transitions = 0              # states whose outcomes were enumerated (a work counter)
+        self.memo: dict = {}                # callers' per-state results (depth_charge.overrun_exact)
 
     def initial(self):
         return (tuple([0] * self.n_rows), tuple([0] * kd.N_TALLY), 0)
@@ -120,22 +125,51 @@ class SheetExact:
 
     def hit_dist(self, dist, amounts, rows, source=kd.FROM_WEAPON, skip_if_sunk=True):
         """``dist`` after one hit whose amount has distribution ``amounts`` ({amount: p}) on a row
-        drawn from ``rows`` ([(row, p)]); a sunk ship takes no further hit when ``skip_if_sunk``."""
-        out = {}
+        drawn from ``rows`` ([(row, p)]); a sunk ship takes no further hit when ``skip_if_sunk``.
+
+        Each state's outcomes over every amount and row are summed once (:meth:`transitions`) and
+        reused by every distribution holding that state (patterns, prior entries, the depth damage)."""
+        kind = self.kind(amounts, rows, source, skip_if_sunk)
+        out: dict = {}
+        get = out.get
         for st, p in dist.items():
-            if skip_if_sunk and st[1][kd.T_SUNK]:
-                out[st] = out.get(st, 0.0) + p
-                continue
-            for a, pa in amounts.items():
-                if a <= 0:
-                    out[st] = out.get(st, 0.0) + p * pa
-                    continue
-                for r, pr in rows:
-                    for st2, q in self.hit(st, r, a, source):
-                        out[st2] = out.get(st2, 0.0) + p * pa * pr * q
+            for st2, w in self.transitions(st, kind):
+                out[st2] = get(st2, 0.0) + p * w
         if len(out) > MAX_STATES:
             raise TooLarge(f"exact mode would enumerate more than {MAX_STATES:,} damage states; run Monte Carlo")
         return out
+
+    def kind(self, amounts, rows, source=kd.FROM_WEAPON, skip_if_sunk=True) -> int:
+        """A small id of one kind of hit (its amounts, rows, source and whether a sunk ship is skipped)."""
+        key = (tuple(amounts.items()), tuple((int(r), pr) for r, pr in rows), source, skip_if_sunk)
+        i = self._kinds.get(key)
+        if i is None:
+            i = self._kinds[key] = len(self._kinds)
+            self._kind_of.append(key)
+        return i
+
+    def transitions(self, st, kind: int):
+        """((state after, p), ...) of one hit of ``kind`` on state ``st``: every amount of every row
+        and what each sets off (:meth:`hit`), equal outcomes summed; cached per (state, kind)."""
+        key = (st, kind)
+        t = self._trans.get(key)
+        if t is None:
+            amounts, rows, source, skip_if_sunk = self._kind_of[kind]
+            if skip_if_sunk and st[1][kd.T_SUNK]:
+                t = ((st, 1.0),)
+            else:
+                acc: dict = {}
+                for a, pa in amounts:
+                    if a <= 0:
+                        acc[st] = acc.get(st, 0.0) + pa
+                        continue
+                    for r, pr in rows:
+                        for st2, q in self.hit(st, r, a, source):
+                            acc[st2] = acc.get(st2, 0.0) + pa * pr * q
+                t = tuple((s2, w) for s2, w in acc.items() if w > 0)
+            self._trans[key] = t
+            self.n_transitions += 1
+        return t
 
 
 def w10_minus(steps_damage: int) -> dict[int, float]:

@@ -12,7 +12,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from analyzer.games.hacse_naval import rules as R
 from analyzer.games.hacse_naval.data import Data, Sheet, param_error, w10_sum_distribution
-from analyzer.core.gamedata import Placeholder
 from analyzer.core.questions import Context, Counter, Metric, Prepared, Question, register
 from kernels.hacse_naval import damage as kd
 from kernels.hacse_naval import fire as k
@@ -69,9 +68,8 @@ class Fire(Question):
         # after the Basiszahl and the extinguishing dice are read (issue 29), and listed first: they move
         # the answer most (strict's message names the first few)
         placeholders = sorted(d.used, key=lambda ph: not ph.path.startswith("hacse."))
-        placeholders.append(Placeholder("rules.fire_extinguish", ctx.rules["fire_extinguish"],
-                                        "G1/H13: how the extinguishing roll succeeds is not fully in the source",
-                                        "rule module"))
+        placeholders += R.module(d, R.FIRE_EXTINGUISH, ctx.rules["fire_extinguish"], "fire_extinguish",
+                                 "G1/H13: how the extinguishing roll succeeds is not fully in the source")
         args = (hex_, n_dice, threshold, int(overroll), int(ctx.rules["extinguish_scope"] == "all_fires"),
                 int(ctx.rules["fire_row"] == "same_row"), int(ctx.rules["fire_damage"] == "per_ship")) + \
             sheet.arrays()[:3] + (sheet.info,)

@@ -36,9 +36,11 @@ DEFAULT_RULES = {
     "hit_location": "hex_then_row", "mine_hit_location": "hex_then_row", "charge_roll": "one_per_charge", "depth_unit": "levels",
     "periscope_difficulty": "added_to_range", "sonar_terms": "replace", "range_steps": "floor",
     "roll_model": "linear", "sub_target_bm": "not_a_ship", "radar_limit": "penalty_at_least_1_per_5_hex",
-    "radar_with_rangefinder": "multiply",
+    "radar_with_rangefinder": "multiply", "torpedo_arming": "unarmed_below_nah",
+    "torpedo_sighting_difficulty": "added_to_range", "mine_avoidance": "holds_course",
 }
-# the depth-charge questions offer no fire_repeats option: their fires start once per threshold
+# the depth-charge questions start fires once per threshold by default (depth_charge offers
+# every_hit_past_threshold as an option, the pattern optimiser does not)
 QUESTION_DEFAULTS = {"depth_charge": {"fire_repeats": "once_per_threshold"},
                      "depth_charge_pattern": {"fire_repeats": "once_per_threshold"}}
 FIRE_ROUND_LIMIT = 1000
@@ -343,14 +345,43 @@ def torpedo_trial(rng, params, rules, data):
     c = _constants(data)
     ship = Ship(plain(data["ships"][params.get("ship", "destroyer")]), rules, c, rng)
     dice = params.get("damage_dice") or c["torpedo"]["damage_dice"]
-    p_hit = params["hit_probability"] if params.get("hit_probability") is not None else \
-        1 - roll_success(params["hit_difficulty"], rules, c)
+    p_hit = torpedo_p_hit(params, rules, c)
     took = 0
     for _ in range(params["torpedoes"]):
         if rng.random() < p_hit and not ship.sunk:
             took += ship.damage(ship.underwater_row(rules["hit_location"]), sum(W10(rng) for _ in range(dice)))
     return {"p_sunk": int(ship.sunk), "damage": ship.damage_taken(), "speed_lost": ship.speed_lost(),
             "fires": ship.fires_started, "damage_dealt": took}
+
+
+def torpedo_p_hit(params, rules, c) -> float:
+    """One torpedo's chance to hit the target (spec §4.3): zero with a ship in its path (l.85), a
+    target beyond 'Weit' (l.83) or inside 'Nah' (l.81); otherwise the given chance, the evasion
+    roll, or the l.87 sighting roll followed by the evasion module's two chances."""
+    if params.get("ships_in_path", 0) > 0:
+        return 0.0
+    dist = params.get("range_hexes")
+    if dist is not None:
+        weit = params.get("max_range") or c["torpedo"]["max_range"]
+        nah = params.get("arming_range")
+        nah = c["torpedo"]["arming_range"] if nah is None else nah
+        if dist > weit or dist < nah or (dist == nah and rules["torpedo_arming"] == "unarmed_through_nah"):
+            return 0.0
+    if params.get("hit_probability") is not None:
+        return params["hit_probability"]
+    if params.get("hit_difficulty") is not None:
+        return 1 - roll_success(params["hit_difficulty"], rules, c)
+    look = params["torpedo_sighting"]
+    if look.get("firer_sighted"):
+        seen = 1.0
+    else:
+        net = c["torpedo"]["sighting_difficulty"]             # "mit einer Erschwernis von 3"
+        if rules["torpedo_sighting_difficulty"] == "added_to_range":
+            step = c["sighting"]["clear_hexes_per_step"]     # radar: "keine Erleichterung"
+            net += look["range_hexes"] // step if rules["range_steps"] == "floor" else -(-look["range_hexes"] // step)
+        seen = roll_success(net, rules, c)
+    ev = c["torpedo_evasion_module"]
+    return seen * ev["hit_if_seen"] + (1 - seen) * ev["hit_if_unseen"]
 
 
 def torpedo_positions(speed, max_range, lifetime="floor"):
@@ -364,6 +395,14 @@ def torpedo_positions(speed, max_range, lifetime="floor"):
     return out
 
 
+def mine_p_hit(params, rules, c) -> float:
+    """P(a hex entered sets off a mine): the density, times 1 - avoid_if_seen when the ship steers
+    clear of the mines it sees (every mine is seen 10 hex off, l.99, before its hex is entered)."""
+    if rules["mine_avoidance"] == "avoids_seen":
+        return params["density"] * (1 - c["mine_avoidance_module"]["avoid_if_seen"])
+    return params["density"]
+
+
 def mine_trial(rng, params, rules, data):
     c = _constants(data)
     ship = Ship(plain(data["ships"][params.get("ship", "destroyer")]), rules, c, rng)
@@ -372,7 +411,7 @@ def mine_trial(rng, params, rules, data):
     for _ in range(params["hexes"]):
         if ship.sunk:
             break
-        if rng.random() < params["density"]:
+        if rng.random() < mine_p_hit(params, rules, c):
             took += ship.damage(ship.underwater_row(rules["mine_hit_location"]), sum(W10(rng) for _ in range(dice)))
     return {"p_sunk": int(ship.sunk), "damage": ship.damage_taken(), "damage_dealt": took}
 

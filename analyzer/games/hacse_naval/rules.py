@@ -7,7 +7,7 @@ is chosen is a placeholder and is listed among a run's placeholders (:func:`mode
 """
 from __future__ import annotations
 
-from analyzer.core.gamedata import Placeholder
+from analyzer.core.gamedata import Placeholder, is_under
 from analyzer.core.questions import RuleOption
 
 SPEC = "docs/models/hacse_naval.md §2"   # H# / G# are the labels of docs/rules/hacse_naval.md
@@ -126,17 +126,107 @@ ROLL_MODEL = _opt("roll_model", ["linear", "dice_under"],
                   "clamp(p0 - step x net difficulty, 0, 1); dice_under = success when the sum of `dice` W10 "
                   "+ net difficulty <= target", "G1")
 
+TORPEDO_ARMING = _opt("torpedo_arming", ["unarmed_below_nah", "unarmed_through_nah"],
+                      "'Die bei 'Nah' angegebene Zahl stellt die Mindestreichweite des Torpedos dar, bis zu dieser "
+                      "der Torpedo nicht scharf ist' (source l.81): unarmed_below_nah = 'Mindestreichweite', the "
+                      "shortest range at which the torpedo works, so a target at exactly Nah hexes is struck armed; "
+                      "unarmed_through_nah = 'bis zu dieser ... nicht scharf' read inclusively, a target at Nah "
+                      "hexes is struck unarmed. An unarmed torpedo deals no damage. Read only when "
+                      "params.range_hexes is given", "H23")
+TORPEDO_SIGHTING_DIFFICULTY = _opt("torpedo_sighting_difficulty", ["added_to_range", "whole"],
+                                   "'Ansonsten wird ein Torpedo gesichtet mit einer Erschwernis von 3, Radar "
+                                   "bringt jedoch keine Erleichterung' (source l.87): +3 on top of the range steps "
+                                   "of a normal sighting roll (as periscope_difficulty, H14), or +3 is the whole "
+                                   "difficulty. Either way radar does not shorten the steps ('keine "
+                                   "Erleichterung'). Read only with params.torpedo_sighting", "H24")
+MINE_AVOIDANCE = _opt("mine_avoidance", ["holds_course", "avoids_seen"],
+                      "PLACEHOLDER module (gap G14): 'See-Minen werden pauschal auf 10 Hex (modifiziert nach "
+                      "Sichtverhältnis) gesehen' (source l.99), so in clear weather (the only weather modelled) every "
+                      "mine is seen before the ship enters its hex; what the ship then does is not in the source: "
+                      "holds_course = it keeps its course through the field (every mine in a hex it enters goes "
+                      "off, what the code always did); avoids_seen = it steers clear of a seen mine with the "
+                      "placeholder chance hacse.mine_avoidance_module.avoid_if_seen", "G14")
+
 DAMAGE_OPTIONS = (HALF_HP, THRESHOLD_LESS_ROWS, FIRE_SPREADS)
 #: the options the fire, torpedo and mine questions read beyond DAMAGE_OPTIONS (issue 29)
 FIRE_OPTIONS = (FIRE_REPEATS,)
+#: fire_repeats as the depth-charge question offers it: the same readings, default once_per_threshold (what
+#: depth charges always played; their exact mode, which starts a fire only at a crossing, keeps answering);
+#: every_hit_past_threshold is Monte Carlo only there (spec §4.1)
+CHARGE_FIRE_REPEATS = _opt("fire_repeats", ["once_per_threshold", "every_hit_past_threshold"],
+                           FIRE_REPEATS.doc + " (depth_charge: default once_per_threshold, its exact mode refuses "
+                           "every_hit_past_threshold)", "H13")
 SUB_OPTIONS = (SUB_HULL_ROWS, SUB_LEAK_DEPTH, OVERRUN_DICE)
 SIGHTING_OPTIONS = (ROLL_MODEL, PERISCOPE, SONAR_TERMS, RANGE_STEPS, SIGHTED_BM, RADAR_LIMIT,
                     RADAR_WITH_RANGEFINDER)
 
 
-def model_placeholders(rules: dict[str, str]) -> list[Placeholder]:
-    """The roll model in use is itself a placeholder rule (G1), whatever its value."""
+#: the torpedo's evasion module (not a rule option: the parameter given selects it, params.hit_difficulty
+#: -> evasion_roll, params.torpedo_sighting -> evade_if_seen; gap G13)
+TORPEDO_EVASION = RuleOption("torpedo_evasion", ("evade_if_seen", "evasion_roll"), "evade_if_seen",
+                             "PLACEHOLDER module (gap G13): what decides whether a torpedo on its way meets the "
+                             "target. The source gives the torpedo sighting roll (l.87) and says success 'ist daher "
+                             "stark beeinflusst von der Fähigkeit des Ziels, den Torpedo zu erkennen und ihm "
+                             "auszuweichen' (l.85), not how a target evades: evade_if_seen = a torpedo the target "
+                             "saw hits with hit_if_seen, one it did not see with hit_if_unseen (data "
+                             "hacse.torpedo_evasion_module); evasion_roll = P(hit) = 1 - P(an evasion roll at "
+                             "params.hit_difficulty) under the roll model", f"{SPEC} G13")
+#: the depth charges' row (not a rule option: always uniform over the sheet's rows, gap G11)
+CHARGE_HIT_LOCATION = RuleOption("hit_location", ("uniform_row",), "uniform_row",
+                                 "PLACEHOLDER module (gap G11): a depth charge's damage strikes a uniform row of the "
+                                 "U-boat's sheet", f"{SPEC} G11")
+
+#: placeholder rule module -> the data block (data/hacse.yaml) that describes it; its ``procedure:``
+#: names the module's value (shipped as {ph: ..}). Written plainly, equal to the value the run uses, in a
+#: block holding no placeholder the run uses, the module is the player's and is not listed (spec §8)
+MODULE_BLOCKS = {"roll_model": "hacse.roll_model", "hit_location": "hacse.hit_location_module",
+                 "mine_hit_location": "hacse.mine_hit_location_module",
+                 "charge_hit_location": "hacse.charge_hit_location_module",
+                 "fire_extinguish": "hacse.fire.extinguish_module",
+                 "torpedo_evasion": "hacse.torpedo_evasion_module",
+                 "mine_avoidance": "hacse.mine_avoidance_module"}
+#: the ``procedure`` keys: reported as the module they describe, never as data placeholders
+PROCEDURE_PATHS = frozenset(f"{block}.procedure" for block in MODULE_BLOCKS.values())
+
+
+def model_placeholders(rules: dict[str, str], d=None) -> list[Placeholder]:
+    """The roll model in use is itself a placeholder rule module (G1), whatever its value, unless
+    the data ``d`` (the point's :class:`~analyzer.games.hacse_naval.data.Data`, after the roll model
+    was read) describes it (block ``hacse.roll_model``)."""
     if "roll_model" not in rules:
         return []
-    return [Placeholder("rules.roll_model", rules["roll_model"],
-                        "G1: placeholder roll model; the Basiszahl roll is not in the source", "rule module")]
+    return module(d, ROLL_MODEL, rules["roll_model"], "roll_model",
+                  "G1: placeholder roll model; the Basiszahl roll is not in the source")
+
+
+def module(d, option: RuleOption, value: str, key: str, note: str) -> list[Placeholder]:
+    """[the placeholder of rule module ``option`` at ``value``], or [] when the point's data ``d``
+    describes it: block :data:`MODULE_BLOCKS` [``key``] has a plain ``procedure: <value>`` (or a list of
+    the values the player's copy gives, e.g. both readings of a sentence) naming ``value``, and no
+    placeholder (or bound-only example) under the block is used. Call it after the question read
+    the block's values (so ``d.used`` holds them). Otherwise the note says what the data describes."""
+    placeholder = Placeholder(f"rules.{option.name}", value, note, "rule module")
+    if d is None:
+        return [placeholder]
+    block = MODULE_BLOCKS[key]
+    path = f"{block}.procedure"
+    procedure, wrapped = d.procedure(path)
+    if procedure is None:
+        return [placeholder]
+    described = [str(v) for v in procedure] if isinstance(procedure, list) else [str(procedure)]
+    bad = [v for v in described if v not in option.values]
+    if bad or not described:
+        from analyzer.core.gamedata import DataError
+        raise DataError(f"data/hacse.yaml: {path}: got {procedure!r}; allowed: one of {', '.join(option.values)} "
+                        f"(the values of rules.{option.name}) or a list of them")
+    if wrapped:
+        return [placeholder]
+    if value not in described:
+        return [Placeholder(placeholder.path, value, f"{note}; your data describes {', '.join(described)} ({path}); "
+                                                     f"the run uses {value}", "rule module")]
+    left = [ph.path for ph in d.used if is_under(ph.path, block) and ph.refused_by_strict]
+    if left:
+        return [Placeholder(placeholder.path, value, f"{note}; your data describes {procedure} ({path}) but "
+                                                     f"{len(left)} of its values are still placeholders",
+                            "rule module")]
+    return []

@@ -139,7 +139,7 @@ class Sighting(Question):
         if not num:
             notes.append("rounds_to_sighting_if_seen is 0: the boat cannot be sighted at this point")
         return Prepared(metrics, n_rounds + 2, kernel=k.sighting_kernel, args=(num, den, n_rounds),
-                        exact=exact_answer, placeholders=tuple(d.used + R.model_placeholders(ctx.rules)),
+                        exact=exact_answer, placeholders=tuple(d.used + R.model_placeholders(ctx.rules, d)),
                         notes=tuple(notes))
 
     def plots(self, meta, points, dists):
