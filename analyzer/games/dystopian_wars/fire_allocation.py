@@ -440,7 +440,8 @@ class FireAllocation(Question):
 
         return Prepared(metrics, n_bins, kernel=k.fire_allocation_kernel, args=args, counters=POOL_COUNTERS,
                         exact=exact_answer, notes=tuple(notes), derived_notes=ranking_notes,
-                        derived_ranking=ranking)
+                        derived_ranking=ranking,
+                        entity_columns={al["id"]: {"allocation": al["name"], "family": al["family"]} for al in allocs})
 
     def plots(self, meta, points, dists):
         from analyzer.games.dystopian_wars import plots as dw_plots  # matplotlib only when plotting
