@@ -34,34 +34,26 @@ FLEET = [{"id": "U-43", "level": "trained"}, {"id": "U-47", "level": "trained"},
          {"id": "U-51", "level": "trained"}, {"id": "U-56", "level": "ace"}]
 ABSTRACT = {"contact_model": "abstract"}
 
+#: mine-laying, Attack and Raider missions, FAT/T5, half-SO left, and the mission rule options b
+MISSIONS_MEDIUM = {
+    "duration": "medium",
+    "fleet": [{"id": "U-43", "level": "trained", "advanced": {"fat": 2, "t5": 1}, "missions": ["attack", "raider"]},
+              {"id": "U-47", "level": "trained", "mines": 8},
+              {"id": "U-51", "level": "trained", "missions": ["raider"]},
+              {"id": "U-56", "level": "ace"}],
+    "policy": {"mission": {"abort_band": "unfit", "salvo": 2, "keep_torpedoes": 1},
+               "raider": {"weapons": "torpedoes_first", "keep_torpedoes": 2}, "so": "none"}}
+MISSION_RULES = {"mission_box_events": "box_plus_move", "mine_box_events": "box_number", "mine_unfit": "too_late",
+                 "raider_roll": "natural", "raider_xp": "per_vp"}
+
 # name -> (params, rules, data override {"abilities": {U-boat id: [...]}, "split_year": year} or None)
 CASES = {
     # the source's example fleet (l.202), every default
     "example_fleet": ({"fleet": FLEET}, {}, None),
     # mine-laying, Attack and Raider missions, FAT/T5, half-SO left; mission rule options b
-    "missions_medium": (
-        {"duration": "medium",
-         "fleet": [{"id": "U-43", "level": "trained", "advanced": {"fat": 2, "t5": 1},
-                    "missions": ["attack", "raider"]},
-                   {"id": "U-47", "level": "trained", "mines": 8},
-                   {"id": "U-51", "level": "trained", "missions": ["raider"]},
-                   {"id": "U-56", "level": "ace"}],
-         "policy": {"mission": {"abort_band": "unfit", "salvo": 2, "keep_torpedoes": 1},
-                    "raider": {"weapons": "torpedoes_first", "keep_torpedoes": 2}, "so": "none"}},
-        {"mission_box_events": "box_plus_move", "mine_box_events": "box_number", "mine_unfit": "too_late",
-         "raider_roll": "natural", "raider_xp": "per_vp"}, None),
+    "missions_medium": (MISSIONS_MEDIUM, MISSION_RULES, None),
     # the same bought once at set-up (so_purchases b, the model before issue 27 item 4)
-    "missions_medium_setup_only": (
-        {"duration": "medium",
-         "fleet": [{"id": "U-43", "level": "trained", "advanced": {"fat": 2, "t5": 1},
-                    "missions": ["attack", "raider"]},
-                   {"id": "U-47", "level": "trained", "mines": 8},
-                   {"id": "U-51", "level": "trained", "missions": ["raider"]},
-                   {"id": "U-56", "level": "ace"}],
-         "policy": {"mission": {"abort_band": "unfit", "salvo": 2, "keep_torpedoes": 1},
-                    "raider": {"weapons": "torpedoes_first", "keep_torpedoes": 2}, "so": "none"}},
-        {"so_purchases": "setup_only", "mission_box_events": "box_plus_move", "mine_box_events": "box_number",
-         "mine_unfit": "too_late", "raider_roll": "natural", "raider_xp": "per_vp"}, None),
+    "missions_medium_setup_only": (MISSIONS_MEDIUM, {"so_purchases": "setup_only", **MISSION_RULES}, None),
     # per-boat patrol, endurance and activation order; loadouts bought after Intelligence, with a reserve
     "per_boat_policies": (
         {"duration": "medium",
