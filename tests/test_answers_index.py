@@ -4,7 +4,6 @@ page with each scenario's latest report), also written by itself after a run of 
 import json
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pandas as pd
@@ -13,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from analyzer.cli.app import app
-from tests.browser import SKIP, find_browser
+from tests.browser import SKIP, body_tag, find_browser, screenshot
 from analyzer.core.questions import Metric
 from analyzer.outputs.answers import quantity_and_entity
 
@@ -162,17 +161,10 @@ def test_index_page_in_a_headless_browser(batch, tmp_path):
     if browser is None:
         pytest.skip(SKIP)
     url = (batch / "index.html").as_uri()
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000"]
     for device, size in (("phone", "412,900"), ("desktop", "1280,900")):
-        dom = subprocess.run([browser, *flags, f"--window-size={size}", "--dump-dom", url], capture_output=True,
-                             text=True, timeout=120)
-        body = re.search(r"<body[^>]*>", dom.stdout)
-        assert body, dom.stderr[-2000:]
-        assert 'data-errors="0"' in body.group(0) and 'data-overflow="false"' in body.group(0), (device, body.group(0))
-        shot = tmp_path / f"index_{device}.png"
-        subprocess.run([browser, *flags, f"--window-size={size}", f"--screenshot={shot}", url], capture_output=True,
-                       timeout=120)
-        assert shot.is_file() and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        tag = body_tag(browser, url, size)
+        assert 'data-errors="0"' in tag and 'data-overflow="false"' in tag, (device, tag)
+        screenshot(browser, url, size, tmp_path / f"index_{device}.png")
 
 
 def test_a_fact_never_hides_a_swept_value_and_integers_stay_integers():

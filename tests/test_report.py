@@ -5,14 +5,13 @@ test skips, saying why, where no browser is installed: ``.ci/run`` installs Debi
 ``chromium`` when it is missing)."""
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from analyzer.cli.app import app
-from tests.browser import SKIP, find_browser
+from tests.browser import SKIP, body_tag, find_browser, screenshot
 
 ROOT = Path(__file__).resolve().parent.parent
 SWEEP = ROOT / "scenarios" / "dystopian_wars" / "attack_ad_grid.yaml"
@@ -64,18 +63,13 @@ def test_report_opens_in_a_headless_browser(sweep_run, tmp_path):
     if browser is None:
         pytest.skip(SKIP)
     url = (sweep_run / "report.html").as_uri()
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000"]
-    dom = subprocess.run([browser, *flags, "--dump-dom", url], capture_output=True, text=True, timeout=120)
-    body = re.search(r"<body[^>]*>", dom.stdout)
-    assert body, dom.stderr[-2000:]
+    tag = body_tag(browser, url)
     n_png = len(list(sweep_run.glob("*.png")))
-    assert f'data-images="{n_png}/{n_png}"' in body.group(0), body.group(0)
-    assert 'data-errors="0"' in body.group(0), body.group(0)
+    assert f'data-images="{n_png}/{n_png}"' in tag, tag
+    assert 'data-errors="0"' in tag, tag
     for device, size in (("phone", "412,900"), ("desktop", "1280,1600")):
         shot = tmp_path / f"report_{device}.png"
-        res = subprocess.run([browser, *flags, f"--window-size={size}", f"--screenshot={shot}", url],
-                             capture_output=True, text=True, timeout=120)
-        assert shot.is_file() and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", res.stderr[-2000:]
+        screenshot(browser, url, size, shot)
         keep = ROOT / "results" / f"report_screenshot_{device}.png"     # git-ignored: for a person to look at
         keep.parent.mkdir(exist_ok=True)
         shutil.copyfile(shot, keep)

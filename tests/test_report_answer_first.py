@@ -3,14 +3,13 @@ title (a ranking question: the best option and those not distinguishable from it
 open full size on tap, placeholders collapsed and grouped by file with their counts; in headless
 Chromium at 1280 and 412 px the headline is visible without scrolling and nothing scrolls sideways."""
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from analyzer.cli.app import app
-from tests.browser import SKIP, find_browser
+from tests.browser import SKIP, body_tag, find_browser, screenshot
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
@@ -49,17 +48,9 @@ def test_the_headline_is_visible_on_a_phone_and_a_desktop(report, tmp_path):
     browser = find_browser()
     if browser is None:
         pytest.skip(SKIP)
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000"]
     for device, (w, h) in (("phone", (412, 900)), ("desktop", (1280, 900))):
-        dom = subprocess.run([browser, *flags, f"--window-size={w},{h}", "--dump-dom", report.as_uri()],
-                             capture_output=True, text=True, timeout=120)
-        body = re.search(r"<body[^>]*>", dom.stdout)
-        assert body, dom.stderr[-2000:]
-        tag = body.group(0)
+        tag = body_tag(browser, report.as_uri(), f"{w},{h}")
         assert 'data-overflow="false"' in tag and 'data-errors="0"' in tag, (device, tag)
         bottom = int(re.search(r'data-answer-bottom="(\d+)"', tag).group(1))
         assert bottom < h, (device, bottom)
-        shot = tmp_path / f"report_{device}.png"
-        subprocess.run([browser, *flags, f"--window-size={w},{h}", f"--screenshot={shot}", report.as_uri()],
-                       capture_output=True, timeout=120)
-        assert shot.is_file()
+        screenshot(browser, report.as_uri(), f"{w},{h}", tmp_path / f"report_{device}.png")
