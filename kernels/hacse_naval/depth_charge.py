@@ -19,7 +19,7 @@ from kernels.driver import run_trials
 from kernels.hacse_naval import damage as kd
 from kernels.rng import uniform_int
 
-N_METRICS = 5   # damage, p_sunk, p_leaking, thrower_damage, total_damage
+N_METRICS = 6   # damage, p_sunk, p_leaking, thrower_damage, total_damage, damage_dealt
 N_COUNTERS = 0
 
 
@@ -88,7 +88,8 @@ def end_of_round_overrun(state, depth, max_depth, consts, rows, hex_rows, hex_n,
 
 @unmanaged_jit
 def depth_charge_trial(state, values, counters, ws, args):
-    """Metrics per trial: damage, p_sunk, p_leaking, thrower_damage, total_damage (spec §4.1)."""
+    """Metrics per trial: damage, p_sunk, p_leaking, thrower_damage, total_damage (the rows' damage, each
+    capped at its [HP]), damage_dealt (not capped) (spec §4.1)."""
     (prior_depth, prior_table, charges, steps, thrower_steps, thrower_speed, max_depth,
      consts, rows, hex_rows, hex_n, info) = args
     dmg, tally, stack, fire_rows = ws
@@ -103,7 +104,17 @@ def depth_charge_trial(state, values, counters, ws, args):
     values[1] = tally[kd.T_SUNK]
     values[2] = 1 if tally[kd.T_LEAKS] > 0 else 0
     values[3] = thrower
-    values[4] = total
+    values[4] = rows_took(rows, dmg)
+    values[5] = total
+
+
+@hot_jit
+def rows_took(rows, dmg):
+    """The damage the rows hold: each row's damage capped at its [HP] (the kernel keeps it uncapped)."""
+    took = 0
+    for r in range(rows.shape[0]):
+        took += min(dmg[r], rows[r, kd.HP])
+    return took
 
 
 @unmanaged_jit

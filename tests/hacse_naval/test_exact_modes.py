@@ -23,13 +23,15 @@ RING = {"depth": [1, 2, 3], "position": "guess_and_ring"}
       "threshold_less_rows": "any_hit"}),
 ])
 def test_depth_charge_kernel_matches_exact(params, rules):
+    rules = {"fire_repeats": "once_per_threshold", **rules}     # the reading the exact mode plays
     _, _, prep = prepare("depth_charge", params, rules)
     assert_kernel_matches_exact(prep, 200_000, seed=3, what=f"depth_charge {rules}")
 
 
 def test_depth_charge_per_75m_what_if_is_noted_and_differs():
     _, _, prep = prepare("depth_charge", {"charges": [{"depth_setting": 2, "hex_distance_to_sub": 1}],
-                                          "sub": {"depth": 3}, "thrower": {"speed": 4}}, {"depth_unit": "per_75m"})
+                                          "sub": {"depth": 3}, "thrower": {"speed": 4}},
+                          {"depth_unit": "per_75m", "fire_repeats": "once_per_threshold"})
     assert prep.exact()["damage"].mean == pytest.approx(3.6)   # only the hex counts: W10 - 2
 
 

@@ -12,6 +12,7 @@ import pytest
 from analyzer.core.errors import ScenarioError
 from analyzer.games.hacse_naval import reference as ref
 from analyzer.run.runner import CHUNK_TRIALS
+from kernels.hacse_naval import damage as kd
 from tests.hacse_naval.helpers import DATA, assert_distributions_agree, assert_means_agree, prepare, run
 
 
@@ -96,18 +97,44 @@ def test_mine_avoidance_module():
 DC = {"charges": [{"depth_setting": 2, "hex_distance_to_sub": 0}] * 3, "sub": {"depth": 2}, "thrower": {"speed": 4}}
 
 
-def test_depth_charge_offers_fire_repeats_and_its_exact_mode_refuses_repeated_fires():
-    """New: depth_charge reads fire_repeats (default once_per_threshold, what it always played, exact);
-    every_hit_past_threshold starts more fires on the Type VIIC's Maschinenraum and moves total_damage;
-    its exact mode refuses it at once, naming the option."""
-    _, _, once = prepare("depth_charge", DC)
-    _, _, every = prepare("depth_charge", DC, {"fire_repeats": "every_hit_past_threshold"})
+def test_depth_charge_plays_the_literal_fire_repeats_by_default_and_its_exact_mode_refuses_it():
+    """depth_charge and depth_charge_pattern read fire_repeats with the literal default
+    every_hit_past_threshold (l.53, like the other HACSE questions); it starts more fires on the Type VIIC's
+    Maschinenraum and moves total_damage; the exact modes refuse it at once, naming the option, and answer
+    under once_per_threshold."""
+    _, _, every = prepare("depth_charge", DC)
+    _, _, once = prepare("depth_charge", DC, {"fire_repeats": "once_per_threshold"})
+    assert every.args[-1][kd.FIRE_REPEATS] == 1 and once.args[-1][kd.FIRE_REPEATS] == 0
     once.exact()
     with pytest.raises(ScenarioError, match="fire_repeats"):
         every.exact()
+    pattern = {"charges": 2, "depth_settings": [1, 2], "sub": {"depth": 2}, "thrower": {"speed": 4}}
+    with pytest.raises(ScenarioError, match="fire_repeats"):
+        prepare("depth_charge_pattern", pattern)[2].exact()
+    prepare("depth_charge_pattern", pattern, {"fire_repeats": "once_per_threshold"})[2].exact()
     a, b = run(once, 200_000, seed=5), run(every, 200_000, seed=5)
-    mean = [float(np.arange(len(c)) @ c / c.sum()) for c in (a["total_damage"], b["total_damage"])]
+    mean = [float(np.arange(len(c)) @ c / c.sum()) for c in (a["damage_dealt"], b["damage_dealt"])]
     assert mean[1] > mean[0] + 0.1, mean
+
+
+def test_depth_charge_total_damage_is_what_the_rows_hold_and_damage_dealt_the_raw_sum():
+    """Item 5 for depth charges: total_damage counts each row at most to its [HP] (what the sheet holds),
+    damage_dealt every point dealt, overkill included. Six charges at the boat's depth and hex destroy rows,
+    so the two differ; exact (once_per_threshold) vs the kernel within 5 SE, and no state above the sheet's HP."""
+    charges = {**DC, "charges": [{"depth_setting": 2, "hex_distance_to_sub": 0}] * 6}
+    _, _, prep = prepare("depth_charge", charges, {"fire_repeats": "once_per_threshold"})
+    exact = prep.exact().metrics
+    hp_total = int(prep.args[8][:, kd.HP].sum())
+    assert exact["total_damage"].values.max() <= hp_total < exact["damage_dealt"].values.max()
+    assert exact["damage_dealt"].mean > exact["total_damage"].mean + 1.0
+    counts = run(prep, 200_000, seed=11)
+    for name in ("total_damage", "damage_dealt"):
+        c = counts[name]
+        values = np.arange(len(c))
+        mean = float(values @ c / c.sum())
+        se = float(np.sqrt((values ** 2 @ c / c.sum() - mean ** 2) / c.sum()))
+        assert abs(mean - exact[name].mean) < 5 * se, (name, mean, exact[name].mean, se)
+    assert np.nonzero(counts["total_damage"])[0].max() <= hp_total
 
 
 # --------------------------------------------------------------------------- kernel vs reference (5 SE)

@@ -8,6 +8,7 @@ from analyzer.run.runner import CHUNK_TRIALS
 from tests.hacse_naval.helpers import prepare
 from tests.stat_checks import SIGMAS
 
+ONCE = {"fire_repeats": "once_per_threshold"}      # the reading the exact mode plays
 SMALL = {"charges": 2, "depth_settings": [1, 2, 3],
          "sub": {"depth": [1, 2, 3], "depth_weights": [1, 3, 1]}, "thrower": {"speed": 4}}
 
@@ -17,7 +18,7 @@ def test_pattern_count_is_multisets():
 
 
 def test_optimiser_finds_the_enumerated_best_pattern():
-    _, _, prep = prepare("depth_charge_pattern", SMALL)
+    _, _, prep = prepare("depth_charge_pattern", SMALL, ONCE)
     exact = prep.exact()
     best_exact = max(prep.metrics, key=lambda m: exact[m.name].mean)
     assert best_exact.label.endswith("d2x2")          # both charges at the likeliest depth
@@ -41,7 +42,7 @@ def test_patterns_over_hexes_with_a_position_prior_match_exact():
     labels name the hexes and every pattern's P(sunk) is within 5 SE of the enumeration."""
     _, _, prep = prepare("depth_charge_pattern", {
         "charges": 2, "depth_settings": [3], "offsets": [[0, 0], [1, 0]],
-        "sub": {"depth": 3, "position": "guess_and_ring"}, "thrower": {"speed": 4}})
+        "sub": {"depth": 3, "position": "guess_and_ring"}, "thrower": {"speed": 4}}, ONCE)
     assert [m.label.removeprefix("P(sunk) with pattern ") for m in prep.metrics] == \
         ["d3@(0,0)x2", "d3@(0,0)x1 d3@(1,0)x1", "d3@(1,0)x2"]
     exact = prep.exact()

@@ -7,6 +7,7 @@ das U-Boot aber auf Tiefe 3 und im benachbarten Hex. Es erleidet also 1W10 - 4 S
 from fractions import Fraction
 
 import pytest
+import yaml
 
 from analyzer.core import scenario as scenario_mod
 from analyzer.games.hacse_naval import sighting as sighting_mod
@@ -18,6 +19,13 @@ from tests.hacse_naval.helpers import DATA, SCEN, assert_kernel_matches_exact, p
 from analyzer.games.hacse_naval import reference as ref
 
 EXAMPLE = SCEN / "depth_charge_example.yaml"
+ONCE = {"fire_repeats": "once_per_threshold"}      # the reading the exact mode plays (the formula examples do not depend on it)
+
+
+def _example():
+    """The worked example's scenario under ONCE (its exact mode refuses the literal default)."""
+    doc = {**yaml.safe_load(EXAMPLE.read_text()), "rules": ONCE}
+    return scenario_mod.load_dict(doc, directory=EXAMPLE.parent, name=EXAMPLE.name)
 
 
 def test_reference_scenario_file_is_the_issue_text():
@@ -28,7 +36,7 @@ def test_reference_scenario_file_is_the_issue_text():
 
 
 def test_worked_example_exact_w10_minus_4_mean_2_1_and_thrower_0():
-    sc = scenario_mod.load(EXAMPLE)
+    sc = _example()
     res = exact_point(sc.points[0], prepare_point(sc, sc.points[0]))
     values, probs = res.distributions["damage"]
     want = {0: Fraction(4, 10), **{v: Fraction(1, 10) for v in range(1, 7)}}   # max(0, W10 - 4)
@@ -39,7 +47,7 @@ def test_worked_example_exact_w10_minus_4_mean_2_1_and_thrower_0():
 
 
 def test_worked_example_monte_carlo_matches_exact_within_5_se():
-    sc = scenario_mod.load(EXAMPLE)
+    sc = _example()
     prep = prepare_point(sc, sc.points[0])
     counts, _ = assert_kernel_matches_exact(prep, 200_000, seed=1, what="depth_charge_example")
     assert counts["thrower_damage"][0] == 200_000
@@ -49,7 +57,7 @@ def test_worked_example_monte_carlo_matches_exact_within_5_se():
                                             (3, {0: 9, 1: 1}), (4, {0: 10}), (9, {0: 10})])
 def test_thrower_takes_w10_minus_6_minus_speed(speed, expected):
     _, _, prep = prepare("depth_charge", {"charges": [{"depth_setting": 2, "hex_distance_to_sub": 1}],
-                                          "sub": {"depth": 3}, "thrower": {"speed": speed}})
+                                          "sub": {"depth": 3}, "thrower": {"speed": speed}}, ONCE)
     t = prep.exact()["thrower_damage"]
     got = {int(v): round(float(p) * 10) for v, p in zip(t.values, t.probs)}
     assert got == expected
@@ -70,7 +78,7 @@ def test_edge_cases_of_the_formula():
     assert [charge_damage(w, 4, 2) for w in range(1, 11)] == [0] * 8 + [1, 2]     # 4 steps: only 9 and 10
     # 5 steps made of depth and hexes together: a charge 3 levels off and 2 hexes away never hurts
     _, _, prep = prepare("depth_charge", {"charges": [{"depth_setting": 0, "hex_distance_to_sub": 2}],
-                                          "sub": {"depth": 3}, "thrower": {"speed": 0}})
+                                          "sub": {"depth": 3}, "thrower": {"speed": 0}}, ONCE)
     assert prep.exact()["damage"].values.tolist() == [0]
     counts = run(prep, 20_000)
     assert counts["damage"][0] == 20_000

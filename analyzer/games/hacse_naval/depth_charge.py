@@ -122,7 +122,7 @@ class DepthCharge(Question):
     name = "depth_charge"
     summary = "Depth charges (Wasserbomben) against a U-boat of known or guessed depth and hex (exact mode)"
     Params = DepthChargeParams
-    rule_options = (R.CHARGE_ROLL, R.DEPTH_UNIT) + R.DAMAGE_OPTIONS + R.SUB_OPTIONS + (R.CHARGE_FIRE_REPEATS,)
+    rule_options = (R.CHARGE_ROLL, R.DEPTH_UNIT) + R.DAMAGE_OPTIONS + R.SUB_OPTIONS + R.FIRE_OPTIONS
     primary_metric = "p_sunk"
     supports_exact = True
 
@@ -157,8 +157,8 @@ def refusing_repeated_fires(ctx: Context, exact_answer):
     def exact():
         if ctx.rules.get("fire_repeats") == "every_hit_past_threshold":
             raise ScenarioError(str(ctx.scenario_file or ctx.scenario_dir), "rules.fire_repeats", "exact mode does "
-                                "not support fire_repeats = every_hit_past_threshold: run Monte "
-                                "Carlo, or set fire_repeats: once_per_threshold")
+                                "not support fire_repeats = every_hit_past_threshold (the default, l.53): run "
+                                "Monte Carlo, or set fire_repeats: once_per_threshold")
         return exact_answer()
     return exact
 
@@ -194,8 +194,10 @@ def depth_charge_metrics(sheet: Sheet) -> list[Metric]:
             Metric("p_sunk", "P(U-boat sunk: a Rumpf row destroyed)", "probability"),
             Metric("p_leaking", "P(U-boat leaking: a Rumpf row at half its hit points)", "probability"),
             Metric("thrower_damage", "damage to the throwing ship", unaffected_by=("ships", "rules.hit_location")),
-            Metric("total_damage", f"all damage the U-boat's rows ({sheet.sheet.name}) took: the charges', fires' "
-                                   f"and the end-of-round depth damage (W10 je Lvl)")]
+            Metric("total_damage", f"damage the U-boat's rows ({sheet.sheet.name}) took, each row at most its [HP]: "
+                                   f"the charges', fires' and the end-of-round depth damage (W10 je Lvl)"),
+            Metric("damage_dealt", "damage dealt to the U-boat's rows, not capped (charges, fires' first 2, depth "
+                                   "damage; points beyond a destroyed row's [HP] counted)")]
 
 
 class CompiledCharges:
@@ -364,14 +366,16 @@ def exact_depth_charge(cc: CompiledCharges) -> ExactAnswer:
     pattern = list(range(len(cc.specs)))
     states = sub_state_distribution(cc, pattern)
     total_damage: dict[int, float] = {}
+    dealt: dict[int, float] = {}
     sunk = leaking = 0.0
     for st, p in states.items():
-        total = st[2]
-        total_damage[total] = total_damage.get(total, 0.0) + p
+        took = sum(st[0])                  # the rows' damage, each capped at its [HP] (SheetExact keeps it so)
+        total_damage[took] = total_damage.get(took, 0.0) + p
+        dealt[st[2]] = dealt.get(st[2], 0.0) + p
         sunk += p * st[1][kd.T_SUNK]
         leaking += p * (st[1][kd.T_LEAKS] > 0)
     metrics = {"damage": _metric(charge_damage_distribution(cc, pattern)), "p_sunk": _metric({0: 1 - sunk, 1: sunk}),
                "p_leaking": _metric({0: 1 - leaking, 1: leaking}),
                "thrower_damage": _metric(thrower_distribution(cc, pattern)),
-               "total_damage": _metric(total_damage)}
+               "total_damage": _metric(total_damage), "damage_dealt": _metric(dealt)}
     return ExactAnswer(metrics, (f"exact: {len(states):,} damage states enumerated",))

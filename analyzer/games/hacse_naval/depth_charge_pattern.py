@@ -17,7 +17,7 @@ from analyzer.games.hacse_naval import rules as R
 from analyzer.games.hacse_naval.data import Data, param_error
 from analyzer.games.hacse_naval.depth_charge import (Charge, Offset, SubParams, ThrowerParams, _metric,
                                                      below_max_depth_notes, compile_depth_charge, sheet_placeholders,
-                                                     pattern_state_distributions)
+                                                     pattern_state_distributions, refusing_repeated_fires)
 from analyzer.games.hacse_naval.exact_damage import SheetExact, TooLarge
 from analyzer.core.questions import Context, ExactAnswer, Metric, Prepared, Question, register
 from kernels.hacse_naval import damage as kd
@@ -78,7 +78,7 @@ class DepthChargePattern(Question):
     name = "depth_charge_pattern"
     summary = "Pattern optimiser: rank every k-charge pattern (depth settings x hexes) by P(sunk), with CIs"
     Params = PatternParams
-    rule_options = (R.CHARGE_ROLL, R.DEPTH_UNIT) + R.DAMAGE_OPTIONS + R.SUB_OPTIONS
+    rule_options = (R.CHARGE_ROLL, R.DEPTH_UNIT) + R.DAMAGE_OPTIONS + R.SUB_OPTIONS + R.FIRE_OPTIONS
     primary_metric = "p_sunk_p000"
     supports_exact = True
     default_plots = False
@@ -113,7 +113,7 @@ class DepthChargePattern(Question):
                  pattern_key_note(metrics)]
         notes += below_max_depth_notes(p.sub, cc.max_depth)
         return Prepared(metrics, 2, kernel=k.pattern_kernel, args=cc.args(np.asarray(patterns, np.int64)),
-                        exact=exact_answer, derived_notes=ranking,
+                        exact=refusing_repeated_fires(ctx, exact_answer), derived_notes=ranking,
                         placeholders=tuple(d.used + sheet_placeholders()), notes=tuple(notes))
 
     def plots(self, meta, points, dists):

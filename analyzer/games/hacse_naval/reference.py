@@ -22,7 +22,7 @@ if not os.path.isdir(DEFAULT_DIR):
     DEFAULT_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "..", "scenarios", "hacse_naval")
 QUESTIONS = ("depth_charge", "depth_charge_pattern", "torpedo_salvo", "mine_field", "fire", "sighting")
 METRICS = {
-    "depth_charge": ("damage", "p_sunk", "p_leaking", "thrower_damage", "total_damage"),
+    "depth_charge": ("damage", "p_sunk", "p_leaking", "thrower_damage", "total_damage", "damage_dealt"),
     "torpedo_salvo": ("p_sunk", "damage", "speed_lost", "fires", "damage_dealt"),
     "mine_field": ("p_sunk", "damage", "damage_dealt"),
     "fire": ("rounds_burning", "damage", "p_row_destroyed", "p_sunk", "damage_dealt"),
@@ -39,10 +39,6 @@ DEFAULT_RULES = {
     "radar_with_rangefinder": "multiply", "torpedo_arming": "unarmed_below_nah",
     "torpedo_sighting_difficulty": "added_to_range", "mine_avoidance": "holds_course",
 }
-# the depth-charge questions start fires once per threshold by default (depth_charge offers
-# every_hit_past_threshold as an option, the pattern optimiser does not)
-QUESTION_DEFAULTS = {"depth_charge": {"fire_repeats": "once_per_threshold"},
-                     "depth_charge_pattern": {"fire_repeats": "once_per_threshold"}}
 FIRE_ROUND_LIMIT = 1000
 CHAIN_LIMIT = 256          # fires one hit may set off (spec §3)
 FIRE_KINDS = {"schornstein", "maschinenraum", "flugbenzin"}   # "durch Treffer auf Schornstein, Maschinenraum, Flugbenzin"
@@ -322,7 +318,7 @@ def depth_charge_trial(rng, params, rules, data):
     formula, thrower, took = one_depth_charge_round(rng, params["charges"], depth, place,
                                                     params["thrower"]["speed"], ship, c, rules)
     return {"damage": formula, "p_sunk": int(ship.sunk), "p_leaking": int(ship.leaks > 0),
-            "thrower_damage": thrower, "total_damage": took}
+            "thrower_damage": thrower, "total_damage": ship.damage_taken(), "damage_dealt": took}
 
 
 def pattern_p_sunk(params, rules, data, trials, seed):
@@ -547,7 +543,7 @@ def simulate(question: str, params: dict, rules: dict, data: dict, trials: int, 
     """Per-trial metric values of ``question`` (names as the spec lists them)."""
     if question not in QUESTIONS:
         raise ValueError(f"unknown question {question!r}")
-    rules = _rules({**QUESTION_DEFAULTS.get(question, {}), **(rules or {})})
+    rules = _rules(rules or {})
     data = data if data is not None else load_data()
     rng = random.Random(seed)
     if question == "depth_charge_pattern":

@@ -150,12 +150,6 @@ MINE_AVOIDANCE = _opt("mine_avoidance", ["holds_course", "avoids_seen"],
 DAMAGE_OPTIONS = (HALF_HP, THRESHOLD_LESS_ROWS, FIRE_SPREADS)
 #: the options the fire, torpedo and mine questions read beyond DAMAGE_OPTIONS (issue 29)
 FIRE_OPTIONS = (FIRE_REPEATS,)
-#: fire_repeats as the depth-charge question offers it: the same readings, default once_per_threshold (what
-#: depth charges always played; their exact mode, which starts a fire only at a crossing, keeps answering);
-#: every_hit_past_threshold is Monte Carlo only there (spec §4.1)
-CHARGE_FIRE_REPEATS = _opt("fire_repeats", ["once_per_threshold", "every_hit_past_threshold"],
-                           FIRE_REPEATS.doc + " (depth_charge: default once_per_threshold, its exact mode refuses "
-                           "every_hit_past_threshold)", "H13")
 SUB_OPTIONS = (SUB_HULL_ROWS, SUB_LEAK_DEPTH, OVERRUN_DICE)
 SIGHTING_OPTIONS = (ROLL_MODEL, PERISCOPE, SONAR_TERMS, RANGE_STEPS, SIGHTED_BM, RADAR_LIMIT,
                     RADAR_WITH_RANGEFINDER)
