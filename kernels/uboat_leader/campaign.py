@@ -62,6 +62,7 @@ from kernels.uboat_leader.campaign_state import (
     K_WP_STRESS_PER, LV_SHEET_INDEX, LV_VP, M_ATTACK_VP, M_ATTACKS, M_BOATS_LOST, M_CONTACTS, M_MINE_VP,
     M_MISSION_VP, M_MISSIONS_FAILED, M_P_TURN_CAP, M_PATROLS, M_RAIDER_VP, M_SHIPS_SUNK, M_SO_LEFT,
     M_SO_SPENT, M_TURNS, M_VP, M_XP, MS_ATTACK, MS_MINE, N_BOAT_METRICS, N_CAMPAIGN_DECKS, N_CB_FIELDS,
+    N_PATROL_METRICS, PM_LOST, PM_VP, CB_PATROL_VP0,
     N_COUNTERS, N_FIXED_METRICS, N_G_FIELDS, N_MAP_COUNTERS, N_PK_FIELDS, N_SH_FIELDS, NO_MISSION,
     NO_XP_NEXT, O_ADVANCED, O_AIR_SEARCH, O_INTELLIGENCE, O_LOADOUT, O_MINE_LAYING, O_PRIORITY_RR, O_RADIO_CALL,
     O_SUPPLY_SHIP, PACK_NEVER,
@@ -260,8 +261,19 @@ def draw_events(state, i, n, config, campaign, boats, crew_levels, events, decks
 
 # ----------------------------------------------------------------------------- Operations (C§4.2)
 @unmanaged_jit
+def patrol_metrics_row(config, k):
+    """The first metric of patrol ``k + 1`` (after the per-boat metrics)."""
+    base = N_FIXED_METRICS + config[K_N_LEVELS] + N_BOAT_METRICS * config[K_N_BOATS]
+    return base + N_PATROL_METRICS * k
+
+
+@unmanaged_jit
 def enter_port(i, config, boats, values):
-    """l.336 / l.244: a patrol ends on entering a Port box; at the limit the boat retires."""
+    """l.336 / l.244: a patrol ends on entering a Port box; at the limit the boat retires. The VP the
+    boat earned since its last Port entry is that patrol's (the per-patrol metrics)."""
+    row = patrol_metrics_row(config, boats[i, CB_PATROLS])
+    values[row + PM_VP] += boats[i, CB_VP] - boats[i, CB_PATROL_VP0]
+    boats[i, CB_PATROL_VP0] = boats[i, CB_VP]
     boats[i, CB_PATROLS] += 1
     values[M_PATROLS] += 1
     boats[i, CB_TURNS_AT_SEA] = 0
@@ -1046,6 +1058,10 @@ def campaign_metrics(args, ws, values):
         values[row + BM_LOST] = boats[i, CB_LOST]
         values[row + BM_PATROLS] = boats[i, CB_PATROLS]
         values[row + BM_LEVEL] = boats[i, CB_LEVEL]
+        if boats[i, CB_PATROLS] < config[K_PATROL_LIMIT]:     # at sea or lost on patrol CB_PATROLS + 1
+            at = patrol_metrics_row(config, boats[i, CB_PATROLS])
+            values[at + PM_VP] += boats[i, CB_VP] - boats[i, CB_PATROL_VP0]
+            values[at + PM_LOST] += boats[i, CB_LOST]
 
 
 @unmanaged_jit

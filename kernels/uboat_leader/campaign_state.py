@@ -53,8 +53,9 @@ NO_XP_NEXT = -1
 # ---- boat state (mutable) boats[i, field] -----------------------------------------------
 (CB_AREA, CB_HOME, CB_SEARCH, CB_STRESS, CB_XP, CB_XP_TOTAL, CB_VP, CB_LEVEL, CB_READY, CB_STORED,
  CB_AMMO, CB_FAT, CB_T5, CB_MINES, CB_MPENDING, CB_PATROLS, CB_RETIRED, CB_LOST, CB_TURNS_AT_SEA,
- CB_ATTACKED, CB_ATTACKED_NOW, CB_SEARCHED, CB_CONTACT_BONUS, CB_DEST, CB_MISSION_NOW) = range(25)
-N_CB_FIELDS = 25
+ CB_ATTACKED, CB_ATTACKED_NOW, CB_SEARCHED, CB_CONTACT_BONUS, CB_DEST, CB_MISSION_NOW, CB_PATROL_VP0) = range(26)
+N_CB_FIELDS = 26
+#: CB_PATROL_VP0: the boat's VP when its current patrol began (its VP at its last Port entry)
 NO_MISSION = -1
 #: CB_MPENDING is a bit mask over the boat's mission list ``missions[i, k]``: bit k set = mission k
 #: bought and not yet resolved; the lowest set bit is the next one (C§4.1). At most this many missions:
@@ -116,6 +117,10 @@ N_FIXED_METRICS = 16
 #: then one p_level_<name> per success level (sheet order), then per boat (list order) these five
 BM_VP, BM_XP, BM_LOST, BM_PATROLS, BM_LEVEL = range(5)
 N_BOAT_METRICS = 5
+#: then per patrol k = 1 .. the patrol limit (K_PATROL_LIMIT) these two: the VP the boats earned on their
+#: k-th patrol (summed over the boats) and the boats lost on it
+PM_VP, PM_LOST = range(2)
+N_PATROL_METRICS = 2
 #: success_levels[row, rank] (ranks by ascending VP threshold): the threshold, the level's sheet index
 LV_VP, LV_SHEET_INDEX = 0, 1
 N_LV_ROWS = 2

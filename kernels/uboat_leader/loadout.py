@@ -12,8 +12,9 @@ Every fleet's campaign arrays are stacked along a leading fleet axis (zero-padde
 largest fleet; the campaign kernel reads sizes from its ``config``, never from array shapes):
 a :class:`LoadoutArgs` holds them under the campaign record's own field names.
 Metric ``group * n_fleets + f`` is fleet ``f``'s value of group ``vp``, ``vp_diff``
-(VP minus fleet 0's VP: may be negative, its mean and SE are exact), ``boats_lost`` or
-``p_level_<k>`` (sheet order).
+(VP minus fleet 0's VP: may be negative, its mean and SE are exact), ``boats_lost``,
+``p_level_<k>`` (sheet order) or ``mission_vp``; then per fleet (list order) per boat (the fleet's
+order) the boat's VP and whether it was lost (:func:`boat_metrics_start`).
 
 Counter columns ``N_COUNTERS ..`` hold the pair sums of the fleets' VP (every pair ``i < j``:
 sum of ``vp_i * vp_j``, :func:`kernels.driver.add_pair_products`), so the runner has the paired
@@ -30,14 +31,18 @@ from kernels._jit import jit, parallel_jit
 from kernels.driver import add_pair_products, run_trials
 from kernels.rng import STATE_WORDS
 from kernels.uboat_leader.campaign import campaign_trial, campaign_workspace
-from kernels.uboat_leader.campaign_state import (K_N_METRICS, M_BOATS_LOST, M_VP, N_COUNTERS, N_FIXED_METRICS,
+from kernels.uboat_leader.campaign_state import (BM_LOST, BM_VP, K_N_BOATS, K_N_METRICS, M_BOATS_LOST,
+                                                 M_MISSION_VP, M_VP, N_BOAT_METRICS, N_COUNTERS, N_FIXED_METRICS,
                                                  CampaignArgs)
 
 #: loadout_config fields: fleets, success levels, loadout metrics
 L_N_FLEETS, L_N_LEVELS, L_N_METRICS = 0, 1, 2
 N_LCFG = 3
-#: metric groups before the success levels
+#: metric groups before the success levels (the group after them: mission VP)
 G_VP, G_VP_DIFF, G_BOATS_LOST, G_LEVEL0 = 0, 1, 2, 3
+#: per boat of each fleet: its VP, whether it was lost
+LB_VP, LB_LOST = 0, 1
+N_LOADOUT_BOAT_METRICS = 2
 
 #: The loadout kernel's args: ``loadout_config[L_*]``, ``largest_config`` (every campaign
 #: config field's maximum over the fleets: sizes the shared workspace), then every field of
@@ -81,8 +86,23 @@ def loadout_trial(state, values, counters, ws, args):
         values[G_BOATS_LOST * n_fleets + f] = fleet_values[M_BOATS_LOST]
         for k in range(n_levels):
             values[(G_LEVEL0 + k) * n_fleets + f] = fleet_values[N_FIXED_METRICS + k]
+        values[(G_LEVEL0 + n_levels) * n_fleets + f] = fleet_values[M_MISSION_VP]
+        at = boat_metrics_start(args.config, n_fleets, n_levels, f)
+        for b in range(args.config[f, K_N_BOATS]):
+            row = N_FIXED_METRICS + n_levels + N_BOAT_METRICS * b
+            values[at + N_LOADOUT_BOAT_METRICS * b + LB_VP] = fleet_values[row + BM_VP]
+            values[at + N_LOADOUT_BOAT_METRICS * b + LB_LOST] = fleet_values[row + BM_LOST]
     add_pair_products(counters, N_COUNTERS, values, G_VP * n_fleets, n_fleets)
     state[:] = ws.after_first
+
+
+@jit
+def boat_metrics_start(configs, n_fleets, n_levels, f):
+    """The first per-boat metric of fleet ``f``: after the groups, the fleets before it."""
+    at = (G_LEVEL0 + n_levels + 1) * n_fleets
+    for g in range(f):
+        at += N_LOADOUT_BOAT_METRICS * configs[g, K_N_BOATS]
+    return at
 
 
 @jit

@@ -326,7 +326,11 @@ def test_metric_layout_matches_the_kernel_constants():
     assert names[CS.M_VP] == "vp" and names[CS.M_MISSIONS_FAILED] == "missions_failed"
     assert names[CS.N_FIXED_METRICS:CS.N_FIXED_METRICS + 4] == ["p_level_poor", "p_level_adequate", "p_level_good",
                                                                 "p_level_outstanding"]
-    assert names[-5:] == ["boat_vp.U-56", "boat_xp.U-56", "boat_lost.U-56", "boat_patrols.U-56", "boat_level.U-56"]
+    limit = int(prep.args[0][CS.K_PATROL_LIMIT])
+    tail = 2 * limit                               # then patrol_vp.<k>, patrol_lost.<k> per patrol
+    assert names[-5 - tail:-tail] == ["boat_vp.U-56", "boat_xp.U-56", "boat_lost.U-56", "boat_patrols.U-56",
+                                      "boat_level.U-56"]
+    assert names[-tail:] == [f"patrol_{q}.{k}" for k in range(1, limit + 1) for q in ("vp", "lost")]
     assert prep.args[0][CS.K_N_METRICS] == len(names)
 
 

@@ -254,10 +254,11 @@ COUNTERS = (
 assert len(COUNTERS) == CS.N_COUNTERS
 
 
-def campaign_metrics(level_names: list[str], boat_ids: list[str], level_totals: list[int] | None = None) -> list[Metric]:
-    """C§8, in the kernel's order: fixed, p_level_<name> (sheet order), then per boat. The level
-    labels carry the sheet's VP total (``P(success level good: VP >= 10)``), which the VP figure
-    draws as bands."""
+def campaign_metrics(level_names: list[str], boat_ids: list[str], level_totals: list[int] | None = None,
+                     patrol_limit: int = 0) -> list[Metric]:
+    """C§8, in the kernel's order: fixed, p_level_<name> (sheet order), per boat, then per patrol
+    (``patrol_vp.<k>``, ``patrol_lost.<k>`` for k = 1 .. the patrol limit). The level labels carry the
+    sheet's VP total (``P(success level good: VP >= 10)``), which the VP figure draws as bands."""
     out = list(FIXED_METRICS)
     totals = level_totals or [None] * len(level_names)
     out += [Metric(f"p_level_{n}", f"P(success level {n}" + (f": VP >= {t})" if t is not None else ")"),
@@ -267,6 +268,12 @@ def campaign_metrics(level_names: list[str], boat_ids: list[str], level_totals: 
                 Metric(f"boat_lost.{b}", f"P({b} sunk)", "probability"),
                 Metric(f"boat_patrols.{b}", f"patrols of {b}"),
                 Metric(f"boat_level.{b}", f"crew level of {b} at the end (0 green .. 3 ace)")]
+    for k in range(1, patrol_limit + 1):
+        out += [Metric(f"patrol_vp.{k}", f"VP the boats earned on their patrol {k} (summed over the boats; a "
+                                         f"patrol runs from leaving a Port box to the next Port entry)",
+                       distribution=False, quantity="patrol_vp", coords=(("patrol", k),)),
+                Metric(f"patrol_lost.{k}", f"U-boats lost on their patrol {k}", distribution=False,
+                       quantity="patrol_lost", coords=(("patrol", k),))]
     return out
 
 
@@ -316,7 +323,7 @@ class Campaign(Question):
     def prepare(self, p: CampaignParams, ctx: Context) -> Prepared:
         gd = GameData(ctx)
         arrays = compile_campaign(p, ctx, gd)
-        metrics = campaign_metrics(arrays.level_names, arrays.boat_ids, arrays.level_totals)
+        metrics = campaign_metrics(arrays.level_names, arrays.boat_ids, arrays.level_totals, arrays.patrol_limit)
         placeholders = campaign_placeholders(ctx.rules, any(b.advanced.fat + b.advanced.t5 for b in p.fleet), gd)
         if ctx.rules["so_purchases"] == "setup_only":
             cost = (f"fleet cost {arrays.fleet_cost:g} of {arrays.so_total:g} SO (loadout bought at set-up); "

@@ -69,6 +69,11 @@ class CampaignArrays:
     area_names: list[str] = field(default_factory=list)
     level_totals: list[int] = field(default_factory=list)   # VP total of each success level (sheet order)
 
+    @property
+    def patrol_limit(self) -> int:
+        """Patrols a boat may make in this campaign (the per-patrol metrics: one pair each)."""
+        return int(self.args.config[CS.K_PATROL_LIMIT])
+
 
 def _so_units(value, where: str) -> int:
     half = float(value) * CS.SO_UNITS
@@ -709,7 +714,8 @@ def _size_config(p, sheet: Sheet, n_areas: int, n_levels: int, setup_cost: float
     n_boats = len(p.fleet)
     return {
         CS.K_N_BOATS: n_boats, CS.K_N_AREAS: n_areas, CS.K_N_LEVELS: n_levels,
-        CS.K_N_METRICS: CS.N_FIXED_METRICS + n_levels + CS.N_BOAT_METRICS * n_boats,
+        CS.K_N_METRICS: CS.N_FIXED_METRICS + n_levels + CS.N_BOAT_METRICS * n_boats
+        + CS.N_PATROL_METRICS * int(dur["patrols"]),
         CS.K_PATROL_LIMIT: int(dur["patrols"]), CS.K_MAX_TURNS: p.max_turns,
         CS.K_SO_START: _so_units(dur["so"], f"{sheet.file}: campaign.durations.{p.duration}.so")
         - _so_units(setup_cost, "params.fleet cost"),

@@ -234,7 +234,15 @@ class Loadout(Question):
         metrics += [Metric(f"boats_lost.{m}", f"U-boats of {m} sunk") for m in names]
         metrics += [Metric(f"p_level_{lv}.{m}", f"P(success level {lv}) with {m}", "probability")
                     for lv in levels for m in names]
-        assert len(metrics) == (K.G_LEVEL0 + len(levels)) * n
+        metrics += [Metric(f"mission_vp.{m}", f"Special Mission VP of fleet {m}") for m in names]
+        assert len(metrics) == (K.G_LEVEL0 + len(levels) + 1) * n
+        for pl in plans:                   # per boat of each fleet (kernel order: LB_VP, LB_LOST)
+            for b in pl.fleet:
+                where = dict(entity=pl.name, coords=(("boat", b.id),))
+                metrics += [Metric(f"boat_vp.{pl.name}.{b.id}", f"VP of {b.id} in fleet {pl.name}", distribution=False,
+                                   quantity="boat_vp", **where),
+                            Metric(f"boat_lost.{pl.name}.{b.id}", f"P({b.id} sunk) in fleet {pl.name}", "probability",
+                                   quantity="boat_lost", **where)]
         fleets = CampaignArgs._make(_stack(list(field)) for field in zip(*(c.args for c in compiled)))
         lcfg = np.zeros(K.N_LCFG, np.int64)
         lcfg[[K.L_N_FLEETS, K.L_N_LEVELS, K.L_N_METRICS]] = [n, len(levels), len(metrics)]

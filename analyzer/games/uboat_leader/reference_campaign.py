@@ -474,7 +474,7 @@ class Campaign:
                 "endurance": endurance, "patrol": own.get("patrol") if own.get("patrol") is not None else None,
                 "order": int(own["order"]) if own.get("order") is not None else i,
                 "area": port, "search": False, "stress": 0, "xp": 0, "vp": 0, "xp_total": 0,
-                "patrols": 0, "retired": False, "lost": False, "turns_at_sea": 0,
+                "patrols": 0, "vp_at_patrol_start": 0, "retired": False, "lost": False, "turns_at_sea": 0,
                 "attacked": False, "attacked_now": False, "searched": False, "contact_bonus": 0,
                 "dest": None}
         if self.R["so_purchases"] == "every_strategic_segment":  # bought at the Strategic Segments (l.238)
@@ -502,6 +502,9 @@ class Campaign:
                             "raider_vp", "missions_failed")}
         for name in self.levels:
             m[f"p_level_{name}"] = 0
+        for k in range(1, self.patrol_limit + 1):   # per patrol: the boats' VP on their k-th patrol, boats lost on it
+            m[f"patrol_vp.{k}"] = 0
+            m[f"patrol_lost.{k}"] = 0
         return m
 
     # ---- small helpers
@@ -711,6 +714,8 @@ class Campaign:
 
     # ---- 2. Operations Segment (§5)
     def enter_port(self, b):
+        self.m[f"patrol_vp.{b['patrols'] + 1}"] += b["vp"] - b["vp_at_patrol_start"]
+        b["vp_at_patrol_start"] = b["vp"]
         b["patrols"] += 1
         self.m["patrols"] += 1
         b["turns_at_sea"] = 0
@@ -1206,6 +1211,9 @@ class Campaign:
             m[f"boat_lost.{b['id']}"] = int(b["lost"])
             m[f"boat_patrols.{b['id']}"] = b["patrols"]
             m[f"boat_level.{b['id']}"] = b["level"]
+            if b["patrols"] < self.patrol_limit:       # the patrol it is on, or was lost on
+                m[f"patrol_vp.{b['patrols'] + 1}"] += b["vp"] - b["vp_at_patrol_start"]
+                m[f"patrol_lost.{b['patrols'] + 1}"] += int(b["lost"])
         return m
 
 
