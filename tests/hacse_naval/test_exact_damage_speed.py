@@ -1,7 +1,9 @@
 """The folding exact engine of the torpedo and mine questions (issue 29 item 11).
 
 ``exact_damage.fold_hits`` merges equal damage states after every hit, never enumerates a branch of
-probability 0 and refuses a point too large before enumerating it. Checked against the Monte-Carlo
+probability 0 and refuses a point too large before enumerating it. The questions now fold hex by hex
+(``exact_fold.fold_by_hex``, test_exact_fold_fast.py); this whole-state fold is its oracle and its
+fallback. Checked against the Monte-Carlo
 kernels (5 SE, ``tests.stat_checks``), against the previous engine (its folding loop copied below
 as the slow oracle, on tiny cases) and on hand-worked cases; refusals are checked by what was
 enumerated, not by the clock.
@@ -151,17 +153,18 @@ def test_the_bound_holds_on_what_is_kept():
         assert max(kept[:-1] or [1]) <= E.frontier_bound(sheet, n, E.nw10(5), rows)
 
 
-def test_shipped_mine_crossing_is_refused_after_three_hexes_not_enumerated(monkeypatch):
-    """mine_field_crossing.yaml (6 hexes): the states kept grow about x12 a hex; the fold refuses
-    with the counts before the 4th hex is enumerated (a structural check: steps counted)."""
+def test_whole_state_fold_refuses_the_shipped_mine_crossing_after_three_hexes(monkeypatch):
+    """mine_field_crossing.yaml's 6 hexes folded as whole states (the engine the question used before
+    exact_fold.fold_by_hex, kept as the oracle): the states kept grow about x12 a hex; the fold refuses
+    with the counts before the 4th hex is enumerated (a structural check: steps counted). The question
+    itself answers it now (test_exact_fold_fast.py)."""
     steps = []
     orig = E._Fold.step
     monkeypatch.setattr(E._Fold, "step", lambda self, *a, **k: steps.append(1) or orig(self, *a, **k))
-    params = shipped("mine_field_crossing")["params"]
-    _, _, prep = prepare("mine_field", {**params, "density": 0.1}, ONCE)
-    with pytest.raises(ScenarioError, match=r"params\.hexes: exact mode would keep about [\d,]+ damage states after "
-                                            r"4 of 6 hits .*run Monte Carlo"):
-        prep.exact()
+    sheet = sheet_of("mine_field")
+    with pytest.raises(E.TooLarge, match=r"exact mode would keep about [\d,]+ damage states after 4 of 6 hits "
+                                         r".*run Monte Carlo"):
+        E.fold_hits(sheet, 6, 0.1, E.nw10(3), hit_rows(sheet, "hex_then_row"))
     assert len(steps) == 3
 
 
@@ -176,7 +179,7 @@ def test_shipped_torpedo_salvo_exact_matches_monte_carlo(p_hit):
 
 
 def test_mine_crossing_of_four_hexes_exact_matches_monte_carlo():
-    """The shipped crossing's sheet and dice over 4 hexes (the 6 of the shipped file are refused)."""
+    """The shipped crossing's sheet and dice over 4 hexes (its 6 hexes: test_exact_fold_fast.py)."""
     params = {**shipped("mine_field_crossing")["params"], "hexes": 4}
     _, _, prep = prepare("mine_field", params, ONCE)
     assert_kernel_matches_exact(prep, 200_000, seed=31, what="mines 4 hexes")

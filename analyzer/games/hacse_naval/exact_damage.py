@@ -216,13 +216,24 @@ def frontier_bound(sheet, n_events: int, amounts: dict[int, float], rows, stop_w
 
     Follow-up hits (fires, magazine explosions) stay in the hex of the row that set them off, so a
     state is a tuple of per-hex states: at most ``sum over ways to share k hits among the hexes of
-    prod over hexes min(P_h, B_h ** k_h)``, where ``P_h`` is the product over the hex's rows of the
-    damage values a row can hold (below its sinking threshold while the ship floats) times the
-    fires the hex can start + 1, and ``B_h`` the outcomes of one hit on the hex (damage values of
-    the struck row x the follow-ups' rows and dice)."""
+    prod over hexes min(P_h, B_h ** k_h)`` with ``P_h``, ``B_h`` from :func:`hex_bounds`."""
     k = max(0, n_events - 1)
     if k == 0 or not amounts or not rows:
         return 1
+    p_h, b_h = hex_bounds(sheet, amounts, rows, stop_when_sunk)
+    # ways[j] = sum over shares of j hits among the hexes seen so far of the product of their bounds
+    ways = [1] + [0] * k
+    for h in range(len(p_h)):
+        reach = [min(p_h[h], b_h[h] ** j) if b_h[h] > 1 or j == 0 else 1 for j in range(k + 1)]
+        ways = [sum(ways[i] * reach[j - i] for i in range(j + 1)) for j in range(k + 1)]
+    return min(sum(ways), math.prod(p_h))
+
+
+def hex_bounds(sheet, amounts: dict[int, float], rows, stop_when_sunk: bool = True) -> tuple[list[int], list[int]]:
+    """Per hex ``(P_h, B_h)``: ``P_h`` the product over the hex's rows of the damage values a row can
+    hold (below its sinking threshold while the ship floats) times the fires the hex can start + 1,
+    ``B_h`` the outcomes of one hit on the hex (damage values of the struck row x the follow-ups'
+    rows and dice)."""
     rows_arr = sheet.rows
     n_hex = int(sheet.hex_n.shape[0])
     struck = {int(r) for r, p in rows if p > 0}
@@ -250,12 +261,7 @@ def frontier_bound(sheet, n_events: int, amounts: dict[int, float], rows, stop_w
             prod *= top + 1 if r in struck else len(_sums_capped(follow_amounts, min(top, int(row[kd.HP]))))
         p_h.append(prod * (fires + 1))
         b_h.append(max(1, hit_values * follow))
-    # ways[j] = sum over shares of j hits among the hexes seen so far of the product of their bounds
-    ways = [1] + [0] * k
-    for h in range(n_hex):
-        reach = [min(p_h[h], b_h[h] ** j) if b_h[h] > 1 or j == 0 else 1 for j in range(k + 1)]
-        ways = [sum(ways[i] * reach[j - i] for i in range(j + 1)) for j in range(k + 1)]
-    return min(sum(ways), math.prod(p_h))
+    return p_h, b_h
 
 
 def _sums_capped(steps, cap: int) -> set[int]:
@@ -466,16 +472,19 @@ class _Fold:
             self.n_terminal += len(t_codes)
             self._add_terminal(self._decode(t_codes), np.bincount(t_inv.ravel(), weights=mass[terminal],
                                                                    minlength=len(t_codes)))
-            # their damage dealt: entries summed by (shift, a0) as weights on the sources, then convolved
-            g_key, g = np.unique(shift[terminal] * top + a0[terminal], return_inverse=True)
-            m = np.zeros((len(g_key), len(vecs)))
-            np.add.at(m, (g.ravel(), src[terminal]), weight[terminal])
-            sums = m @ vecs
-            dealt = np.zeros(vecs.shape[1] + int(shift.max()) + top)
-            for (sh, x), v in zip(zip(*divmod(g_key, top)), sums):
-                for a, pa in (self.amounts if x else ((0, 1.0),)):
-                    if a >= x:
-                        dealt[sh + a: sh + a + len(v)] += pa * v
+            # their damage dealt: each source's entries as a kernel k[source, offset] (its shifts, each
+            # convolved with the amounts >= a0), then sum over offsets of (k[:, offset] @ vecs) shifted
+            t_src, t_shift, t_w, t_a0 = src[terminal], shift[terminal], weight[terminal], a0[terminal]
+            k = np.zeros((len(vecs), int(shift.max()) + top))
+            plain = t_a0 == 0
+            np.add.at(k, (t_src[plain], t_shift[plain]), t_w[plain])
+            for a, pa in self.amounts:
+                sel = ~plain & (t_a0 <= a)
+                np.add.at(k, (t_src[sel], t_shift[sel] + a), t_w[sel] * pa)
+            used = np.nonzero(k.any(axis=0))[0]
+            dealt = np.zeros(vecs.shape[1] + k.shape[1])
+            for o, v in zip(used.tolist(), (k[:, used].T @ vecs)):
+                dealt[o: o + len(v)] += v
             self._add_dealt(dealt)
         keep = ~terminal
         src, shift, weight, a0 = src[keep], shift[keep], weight[keep], a0[keep]
@@ -501,9 +510,13 @@ class _Fold:
         out = np.zeros((len(kept), width + top))
         plain = pair_a0 == 0
         out[pair_dst[plain], :width] += z[plain]           # one plain pair per destination
-        for x in np.unique(pair_a0[~plain]):
+        for x in np.unique(pair_a0[~plain]).tolist():
             sel = np.nonzero(pair_a0 == x)[0]
-            out[pair_dst[sel]] += z[sel] @ self._tail_matrix(int(x), width, out.shape[1])  # one pair per (dst, a0)
+            tail = np.zeros((len(sel), out.shape[1]))      # z convolved with the amounts >= x
+            for a, pa in self.amounts:
+                if a >= x:
+                    tail[:, a: a + width] += pa * z[sel]
+            out[pair_dst[sel]] += tail                      # one pair per (dst, a0)
         used = np.nonzero(out.any(axis=0))[0]
         return kept, out[:, : used[-1] + 1] if used.size else out[:, :1]
 
@@ -519,15 +532,6 @@ class _Fold:
         for c, n in enumerate(self.radix):
             codes, out[:, c] = np.divmod(codes, n)
         return out
-
-    def _tail_matrix(self, a0, rows, cols):
-        """T[i, i + a] = P(amount a) for a >= a0: a vector times T is it convolved with those amounts."""
-        t = np.zeros((rows, cols))
-        i = np.arange(rows)
-        for a, pa in self.amounts:
-            if a >= a0:
-                t[i, i + a] = pa
-        return t
 
     def _tail_mass(self, a0):
         if a0 not in self.tail_mass:

@@ -18,7 +18,8 @@ from analyzer.games.hacse_naval import rules as R
 from analyzer.games.hacse_naval.data import (Data, Sheet, hit_location_placeholder, hit_rows, param_error, permille,
                                              roll_model)
 from analyzer.games.hacse_naval.depth_charge import _metric
-from analyzer.games.hacse_naval.exact_damage import TooLarge, fold_hits, nw10
+from analyzer.games.hacse_naval.exact_damage import TooLarge, nw10
+from analyzer.games.hacse_naval.exact_fold import fold_by_hex
 from analyzer.core.errors import ScenarioError
 from analyzer.core.gamedata import Placeholder
 from analyzer.core.questions import Context, Counter, ExactAnswer, Metric, Prepared, Question, register
@@ -169,8 +170,9 @@ def underwater_args(ctx: Context, sheet: Sheet, mode: str) -> tuple:
 def exact_underwater(sheet: Sheet, n_events: int, p_event: float, n_dice: int, stop_when_sunk_between: bool,
                      mode: str = "hex_then_row"):
     """Exact marginals (exact_damage.Folded) after ``n_events`` chances (each with probability
-    ``p_event``) of an nW10 hit; refused (TooLarge) before enumerating when too large."""
-    return fold_hits(sheet, n_events, p_event, nw10(n_dice), hit_rows(sheet, mode), stop_when_sunk_between)
+    ``p_event``) of an nW10 hit, folded hex by hex (exact_fold); refused (TooLarge) before enumerating
+    when too large."""
+    return fold_by_hex(sheet, n_events, p_event, nw10(n_dice), hit_rows(sheet, mode), stop_when_sunk_between)
 
 
 def summarise_states(sheet: Sheet, folded) -> dict:
