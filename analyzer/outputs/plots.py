@@ -4,7 +4,9 @@ Defaults by sweep shape: no sweep -> distribution bars with Wilson 95% intervals
 and a bar chart of probabilities; one swept parameter -> metric vs parameter with CI
 bands; two or more -> heatmaps of the probability metrics. A scenario's ``plots:`` list
 adds explicit plots (``{kind: heatmap|line|bars, metric: NAME, x: PATH, y: PATH}``) and a
-question may add its own figures.
+question may add its own figures. A default figure is left out when its metric is constant
+(:func:`constant`) or when a ``plots:`` entry draws the same figure (:func:`all_figures`).
+Exact runs draw no intervals and say "exact". Footers and long labels are wrapped to the figure.
 """
 from __future__ import annotations
 
@@ -118,14 +120,78 @@ def footer(fig, meta: dict, metrics: list[str] | None = None) -> None:
         text += f" · {len(examples)} value(s) derived from source examples" + \
             (f", {bounds} only bounded by them" if bounds else "")
     colour = "firebrick" if n_ph or bounds else "gray"
-    labelled = [a for a in fig.axes if a.get_visible() and a.xaxis.label.get_text()]
-    if labelled:   # just under the lowest x-axis label, wherever layout puts it when drawn
-        anchor = min(labelled, key=lambda a: a.get_position().y0)
-        anchor.annotate(text, xy=(0.01, 0), xycoords=("figure fraction", anchor.xaxis.label), xytext=(0, -4),
-                        textcoords="offset points", fontsize=7, color=colour, ha="left", va="top",
-                        annotation_clip=False)
-    else:
-        fig.text(0.01, 0.005, text, fontsize=7, color=colour, ha="left", va="bottom")
+    place_footer(fig, text, colour)
+
+
+#: Font size of a figure's provenance footer.
+FOOTER_SIZE = 7
+
+
+def fit_text(fig, text: str, fontsize: float, width_fraction: float = 0.98) -> str:
+    """``text`` wrapped (at its " · " joints first, then at spaces) so that no line is wider
+    than ``width_fraction`` of ``fig``: a footer or caption never widens the saved canvas."""
+    import textwrap
+    from matplotlib.font_manager import FontProperties
+    renderer = fig.canvas.get_renderer()
+    font = FontProperties(size=fontsize)
+    room = width_fraction * fig.get_size_inches()[0] * fig.dpi
+
+    def width(line: str) -> float:
+        return renderer.get_text_width_height_descent(line, font, ismath=False)[0]
+    lines: list[str] = []
+    for line in text.split("\n"):
+        if width(line) <= room:
+            lines.append(line)
+            continue
+        per_char = width(line) / max(1, len(line))
+        chars = max(10, int(room / per_char))
+        current = ""
+        for part in line.split(" · "):
+            joined = f"{current} · {part}" if current else part
+            if width(joined) <= room:
+                current = joined
+                continue
+            if current:
+                lines.append(current)
+            pieces = textwrap.wrap(part, chars) or [""]
+            lines.extend(pieces[:-1])
+            current = pieces[-1]
+        lines.append(current)
+    return "\n".join(lines)
+
+
+def place_footer(fig, text: str, colour: str) -> None:
+    """Draw ``text`` (fitted to the figure's width) as a figure-level line just under everything
+    the axes draw (tick labels, x labels: wherever the layout puts them when drawn). It is one
+    of the figure's texts, not an axes child: ``tight_layout`` never shrinks the panels for it."""
+    from matplotlib.text import Annotation
+    from matplotlib.transforms import Bbox
+    shown = [a for a in fig.axes if a.get_visible()]
+    if not shown:
+        fig.text(0.01, 0.005, fit_text(fig, text, FOOTER_SIZE), fontsize=FOOTER_SIZE, color=colour,
+                 ha="left", va="bottom")
+        return
+
+    def under_the_axes(renderer):
+        return Bbox.union([a.get_tightbbox(renderer) for a in shown])
+    note = Annotation(fit_text(fig, text, FOOTER_SIZE), xy=(0.01, 0), xycoords=("figure fraction", under_the_axes),
+                      xytext=(0, -4), textcoords="offset points", fontsize=FOOTER_SIZE, color=colour, ha="left",
+                      va="top", annotation_clip=False)
+    note.set_figure(fig)          # among the figure's texts, as fig.text places them
+    fig.texts.append(note)
+    note._remove_method = fig.texts.remove
+
+
+def plain_ticks(axis) -> None:
+    """Tick labels of ``axis`` (``ax.xaxis`` / ``ax.yaxis``) each written in full (``4e-06``, ``0.25``):
+    no offset or ``1e-5`` multiplier printed apart in a corner, where it reads as a stray label."""
+    from matplotlib.ticker import FuncFormatter
+    axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:.3g}"))
+
+
+def value_text(v: float) -> str:
+    """A bar's value as written beside it: three decimals, or three significant digits below 0.001."""
+    return f"{v:.3f}" if v == 0 or abs(v) >= 1e-3 else f"{v:.2g}"
 
 
 def _metric_info(meta: dict) -> dict[str, dict]:
@@ -140,7 +206,7 @@ def _bars(meta, points, dists, metric: str):
         n = int(points.loc[points.point == pt, "trials"].iloc[0])
         values, probs = g.value.to_numpy(), g.probability.to_numpy()
         width = 0.8 / max(1, d.point.nunique())
-        if n > 0:
+        if n > 0 and not exact_run(meta):     # an exact run has no sampling interval
             lo = np.array([_wilson(p, n)[0] for p in probs])
             hi = np.array([_wilson(p, n)[1] for p in probs])
             yerr = np.clip(np.vstack([probs - lo, hi - probs]), 0, None)  # Wilson bounds may round past p
@@ -249,24 +315,49 @@ def _probability_bars(meta, points):
         return None
     row = points.iloc[0]
     fig, ax = plt.subplots(figsize=(max(4, 1.2 * len(probs) + 2), 3.6))
-    means = [row[f"{m}_mean"] for m in probs]
-    err = np.clip(np.array([[row[f"{m}_mean"] - row[f"{m}_ci_low"], row[f"{m}_ci_high"] - row[f"{m}_mean"]]
-                            for m in probs]).T, 0, None)
+    means = np.array([row[f"{m}_mean"] for m in probs])
+    err = None if exact_run(meta) else _ci_lengths(means, [row[f"{m}_ci_low"] for m in probs],
+                                                   [row[f"{m}_ci_high"] for m in probs])
     ax.bar(probs, means, yerr=err, capsize=4, color="steelblue")
     for i, v in enumerate(means):
         ax.text(i, v, f"{v:.3f}", ha="center", va="bottom", fontsize=8)
     ax.set_ylim(0, 1.05)
-    ax.set_ylabel("probability (95% CI)")
+    ax.set_ylabel("probability" + ci_suffix(meta))
     ax.set_title(_title(meta, "probabilities"))
     footer(fig, meta, probs)
     return fig
 
 
-def default_figures(meta: dict, points: pd.DataFrame, dists: pd.DataFrame) -> list[tuple[str, plt.Figure]]:
+def constant(meta: dict, points: pd.DataFrame, metric: str) -> bool:
+    """True when ``metric`` took one and the same value in every trial of every point: a figure
+    of it carries nothing a sentence would not (a campaign that never reaches its turn cap:
+    p_turn_cap 0 everywhere). Monte Carlo: zero standard error at every point and one mean; exact
+    (every SE is 0 there): a probability that is 0 at every point, or 1 at every point."""
+    means, ses = points[f"{metric}_mean"].to_numpy(float), points[f"{metric}_se"].to_numpy(float)
+    if not np.all(means == means[0]):
+        return False
+    if exact_run(meta):
+        return _metric_info(meta)[metric]["kind"] == "probability" and means[0] in (0.0, 1.0)
+    return bool(np.all(ses == 0))
+
+
+def default_figures(meta: dict, points: pd.DataFrame, dists: pd.DataFrame, skip: frozenset = frozenset(),
+                    skipped: set | None = None) -> list[tuple[str, plt.Figure]]:
+    """The figures drawn by sweep shape. A metric other than the primary one that is
+    :func:`constant` gets none; ``skip``: the :func:`signature` of figures a scenario's ``plots:``
+    list draws anyway (its copy is the one written); each one left out is added to ``skipped``."""
+    skipped = set() if skipped is None else skipped
+
+    def wanted(sig: tuple) -> bool:
+        if sig in skip:
+            skipped.add(sig)
+            return False
+        return True
     swept = meta["swept"]
     metrics = meta["metrics"]
     primary = meta["primary_metric"]
     ordered = sorted(metrics, key=lambda m: m["name"] != primary)[:MAX_DEFAULT_METRICS]
+    ordered = [m for m in ordered if m["name"] == primary or not constant(meta, points, m["name"])]
     figs = []
     numeric = [s for s in swept if pd.api.types.is_numeric_dtype(points[s])]
     if not swept:
@@ -274,13 +365,15 @@ def default_figures(meta: dict, points: pd.DataFrame, dists: pd.DataFrame) -> li
         if f is not None:
             figs.append(("probabilities", f))
         for m in ordered:
-            if m["kind"] != "probability" and m["distribution"] and (dists.metric == m["name"]).any():
+            if m["kind"] != "probability" and m["distribution"] and (dists.metric == m["name"]).any() \
+                    and wanted(("bars", m["name"], None, None)):
                 figs.append((f"dist_{m['name']}", _bars(meta, points, dists, m["name"])))
     elif len(swept) == 1:
         x = swept[0]
         for m in ordered:
             if x in numeric:
-                figs.append((f"{m['name']}_vs_{_safe(x)}", _line(meta, points, m["name"], x)))
+                if wanted(("line", m["name"], x, None)):
+                    figs.append((f"{m['name']}_vs_{_safe(x)}", _line(meta, points, m["name"], x)))
             elif m["kind"] == "probability" or m["name"] == primary:
                 figs.append((f"{m['name']}_by_{_safe(x)}", _category_bars(meta, points, m["name"], x)))
     else:
@@ -292,36 +385,116 @@ def default_figures(meta: dict, points: pd.DataFrame, dists: pd.DataFrame) -> li
         # keep the primary metric only (questions add their own summaries)
         for m in (ordered[:4] if not rest else ordered[:1]):
             for fixed in combos:
+                if not fixed and not wanted(("heatmap", m["name"], x, y)):
+                    continue
                 suffix = "".join(f"_{_safe(k)}-{_safe(str(v))}" for k, v in fixed.items())
                 figs.append((f"heatmap_{m['name']}{suffix}", _heatmap(meta, points, m["name"], x, y, fixed)))
     return figs
 
 
+def signature(spec: dict, swept: list[str]) -> tuple:
+    """What a ``plots:`` entry draws, as :func:`default_figures` would name the same figure:
+    (kind, metric, x, y). A ``bars`` plot draws every point (the default one exists only
+    without a sweep); a ``line`` without a group is the default line of a one-parameter sweep."""
+    kind = spec["kind"]
+    if kind == "heatmap":
+        return ("heatmap", spec["metric"], spec["x"], spec["y"])
+    if kind == "line":
+        return ("line", spec["metric"], spec["x"], None) if "group" not in spec and len(swept) == 1 else ()
+    return ("bars", spec["metric"], None, None) if not swept else ()
+
+
+def default_stem(sig: tuple) -> str:
+    """The file stem :func:`default_figures` gives the figure of a :func:`signature`."""
+    kind, metric, x, y = sig
+    return {"heatmap": f"heatmap_{metric}", "line": f"{metric}_vs_{_safe(x)}", "bars": f"dist_{metric}"}[kind]
+
+
+def value_label(value: object, limit: int = MAX_DRAWN_VALUE) -> str:
+    """A swept value as a tick label: a list or mapping (a fleet, a unit, an allocation; a
+    points table holds it as JSON) in plain words, ``key: value`` joined by commas and list items
+    by " + ", instead of its JSON with quotes and braces; other values as they are."""
+    import json
+    if isinstance(value, str) and value[:1] in "[{":
+        try:
+            value = json.loads(value)
+        except ValueError:
+            pass
+
+    def plain(v) -> str:
+        if isinstance(v, dict):
+            return ", ".join(f"{k}: {plain(x)}" for k, x in v.items())
+        if isinstance(v, (list, tuple)):
+            return " + ".join(plain(x) for x in v)
+        return str(v)
+    return drawn(plain(value), limit)
+
+
+#: A category figure turns its bars sideways (labels down the left, one per line) past this
+#: many categories or this many characters in one label: upright labels would overprint.
+MAX_UPRIGHT_CATEGORIES = 12
+MAX_UPRIGHT_LABEL = 12
+
+
+def exact_run(meta: dict) -> bool:
+    """An exact run: no sampling CI to draw (its figures say "exact" and draw no whiskers)."""
+    return meta["mode"] != "monte_carlo"
+
+
+def ci_suffix(meta: dict, what: str = "95% CI") -> str:
+    return " (exact)" if exact_run(meta) else f" ({what})"
+
+
+def _ci_lengths(means, lows, highs):
+    return np.clip(np.vstack([means - np.asarray(lows, float), np.asarray(highs, float) - means]), 0, None)
+
+
 def _category_bars(meta, points, metric, x):
     info = _metric_info(meta)[metric]
     cap = MAX_FIGURE_PX / float(plt.rcParams["figure.dpi"])
-    width = max(4, 1.1 * len(points) + 2)
-    fig, ax = plt.subplots(figsize=(min(width, cap), 3.8))
     means = points[f"{metric}_mean"].to_numpy()
-    err = np.clip(np.vstack([means - points[f"{metric}_ci_low"].to_numpy(),
-                             points[f"{metric}_ci_high"].to_numpy() - means]), 0, None)
+    err = None if exact_run(meta) else _ci_lengths(means, points[f"{metric}_ci_low"], points[f"{metric}_ci_high"])
+    n = len(points)
+    labels = [value_label(v, 2 * MAX_DRAWN_VALUE) for v in points[x]]
+    sideways = n > MAX_UPRIGHT_CATEGORIES or max(len(t) for t in labels) > MAX_UPRIGHT_LABEL
     # bars at positions, labelled with the (shortened) values: two long values cut to the
-    # same text stay two bars; past a capped width, at most 20 labels
-    ax.bar(range(len(points)), means, yerr=err, capsize=4, color="steelblue")
-    ticks = range(len(points)) if width <= cap else range(0, len(points), max(1, -(-len(points) // 20)))
-    ax.set_xticks(list(ticks), [drawn(points[x].iloc[k], MAX_DRAWN_VALUE) for k in ticks])
-    ax.set_xlabel(x)
-    ax.set_ylabel(info["label"] + " (95% CI)")
+    # same text stay two bars; past a capped size, at most 20 labels
+    if sideways:
+        size = 1.6 + 0.28 * n
+        fig, ax = plt.subplots(figsize=(8, min(max(3.0, size), cap)))
+        ypos = np.arange(n)[::-1]
+        ax.barh(ypos, means, xerr=err, capsize=3, color="steelblue")
+        ticks = range(n) if size <= cap else range(0, n, max(1, -(-n // 20)))
+        ax.set_yticks([ypos[k] for k in ticks], [labels[k] for k in ticks], fontsize=7 if n > 20 else 8)
+        ax.set_ylabel(x)
+        ax.set_xlabel(wrapped(info["label"] + ci_suffix(meta)))
+        ax.grid(axis="y", visible=False)
+    else:
+        width = max(4, 1.1 * n + 2)
+        fig, ax = plt.subplots(figsize=(min(width, cap), 3.8))
+        ax.bar(range(n), means, yerr=err, capsize=4, color="steelblue")
+        ax.set_xticks(range(n), labels)
+        ax.set_xlabel(x)
+        ax.set_ylabel(wrapped(info["label"] + ci_suffix(meta), 45))
     ax.set_title(_title(meta, f"{metric} by {x}"))
+    fig.tight_layout()
     footer(fig, meta, [metric])
     return fig
+
+
+def wrapped(text: str, width: int = 70) -> str:
+    """``text`` on lines of at most ``width`` characters (a long axis label must not run into its neighbour)."""
+    import textwrap
+    return textwrap.fill(text, width)
 
 
 def _safe(s: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in str(s))
 
 
-def requested_figures(meta, points, dists, specs: list) -> list[tuple[str, plt.Figure]]:
+def requested_figures(meta, points, dists, specs: list, replaced: frozenset = frozenset()) -> list[tuple[str, plt.Figure]]:
+    """The figures of a scenario's ``plots:`` list. One whose :func:`signature` is in ``replaced``
+    (a default figure left out for it) says so in its title: the same figure is written once."""
     names = {m["name"] for m in meta["metrics"]}
     check_specs(specs, names, meta["swept"])
     figs = []
@@ -344,6 +517,28 @@ def requested_figures(meta, points, dists, specs: list) -> list[tuple[str, plt.F
             figs.append((f"plot{i}_bars_{metric}", _bars(meta, points, dists, metric)))
         else:
             raise PlotError(f"plots[{i}].kind: got {kind!r}; allowed: heatmap, line, bars")
+        if signature(spec, meta["swept"]) in replaced:
+            title = figs[-1][1].axes[0].title
+            title.set_text(f"{title.get_text()}\n(also the default figure {default_stem(signature(spec, meta['swept']))}:"
+                           " written once, here)")
+    return figs
+
+
+def all_figures(meta, points, dists, question=None, specs: list | None = None) -> list[tuple[str, plt.Figure]]:
+    """Every figure of a run folder as :func:`render` writes them (inside :data:`STYLE`): the
+    defaults (unless ``question.default_plots`` is off), the ``plots:`` list (``specs``, default
+    plotmeta's) and the question's own. A default figure that a ``plots:`` entry draws anyway is
+    left out (the entry's copy says so in its title): no figure is written twice."""
+    asked = specs if specs is not None else meta.get("plots", [])
+    check_specs(asked, {m["name"] for m in meta["metrics"]}, meta["swept"])
+    replaced: set = set()
+    figs = []
+    if question is None or question.default_plots:
+        figs += default_figures(meta, points, dists, skip=frozenset(signature(s, meta["swept"]) for s in asked),
+                                skipped=replaced)
+    figs += requested_figures(meta, points, dists, asked, frozenset(replaced))
+    if question is not None:
+        figs += question.plots(meta, points, dists)
     return figs
 
 
@@ -376,15 +571,10 @@ def render(run_dir: Path, formats: tuple[str, ...] = ("png",), question=None, sp
     # every figure, the question's own too, titles with the name as drawn: one line, shortened
     meta = {**meta, "scenario": drawn(meta["scenario"])} if isinstance(meta, dict) and "scenario" in meta else meta
     with plt.rc_context(STYLE):
-        use_defaults = question is None or question.default_plots
         figs: list = []
         before = set(plt.get_fignums())
         try:
-            if use_defaults:
-                figs += default_figures(meta, points, dists)
-            figs += requested_figures(meta, points, dists, specs if specs is not None else meta.get("plots", []))
-            if question is not None:
-                figs += question.plots(meta, points, dists)
+            figs = all_figures(meta, points, dists, question, specs)
         except PlotError:
             _close_new(before)
             raise

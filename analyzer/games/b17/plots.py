@@ -380,6 +380,19 @@ def _err(row, name: str, mode: str):
     return m, m - float(row[f"{name}_ci_low"]), float(row[f"{name}_ci_high"]) - m
 
 
+def _scored(row, name: str) -> bool:
+    """Whether the metric ``name`` was ever nonzero at this point (mean or spread above 0)."""
+    return _mean(row, name) > 0 or float(row.get(f"{name}_se", 0.0) or 0.0) > 0
+
+
+def _silent_text(meta: dict, row) -> str:
+    """What a crew without a single hit is marked with: in an exact run no hit is possible (its
+    guns cannot fire at this attack); a Monte-Carlo run only saw none."""
+    if meta["mode"] != "monte_carlo":
+        return "cannot fire here (no hit possible)"
+    return f"no hit in {int(row['trials']):,} trials"
+
+
 def crew_figures(meta: dict, points) -> list:
     crews = _crews(meta)
     if not crews:
@@ -396,10 +409,18 @@ def crew_figures(meta: dict, points) -> list:
             vals = [_err(row, f"{what}_{c}", meta["mode"]) for c in crews]
             means = np.array([v[0] for v in vals])
             xerr = np.array([[v[1] for v in vals], [v[2] for v in vals]])
-            ax.barh(ys, means, height=height * 0.92, color=colour, label=label,
-                    xerr=xerr if meta["mode"] == "monte_carlo" else None, capsize=2.5,
+            # a crew that never hit (no arc to the attack's clock/altitude, ** without intercom...)
+            # gets no bar: a zero-length bar with a whisker reads as "0 kills, measured"
+            silent = [not _scored(row, f"hits_{c}") for c in crews]
+            drawn_at = [k for k in range(len(crews)) if not silent[k]]
+            ax.barh(ys[drawn_at], means[drawn_at], height=height * 0.92, color=colour, label=label,
+                    xerr=xerr[:, drawn_at] if meta["mode"] == "monte_carlo" else None, capsize=2.5,
                     error_kw={"elinewidth": 1, "ecolor": INK})
-            for y, m, e in zip(ys, means, xerr[1]):
+            for k, (y, m, e) in enumerate(zip(ys, means, xerr[1])):
+                if silent[k]:
+                    ax.text(0, y, " " + _silent_text(meta, row), va="center", fontsize=7.5, color=MUTED,
+                            style="italic")
+                    continue
                 ax.text(m + e + 0.003 * max(1e-9, means.max()), y, f"{m:.3f}" if m > 0 else f"no {what}",
                         va="center", fontsize=7.5, color=INK if m > 0 else MUTED)
         ax.set_title(title, fontsize=11, loc="left")
@@ -465,7 +486,7 @@ def wave_fate_figures(meta: dict, points) -> list:
     fig.suptitle(f"The attack, fighter by fighter — {meta['scenario']}", fontsize=14, fontweight="bold", x=0.01,
                  ha="left")
     fig.tight_layout(rect=(0, 0.06, 1, 0.97))
-    footer(fig, meta, "means per attack (points.parquet has SEs and CIs)")
+    footer(fig, meta, "means per attack" + (" (points.parquet has SEs and CIs)" if meta["mode"] == "monte_carlo" else ""))
     return [("fighter_fates", fig)]
 
 
@@ -485,7 +506,8 @@ def mission_figures(meta: dict, points) -> list:
         means = np.array([v[0] for v in vals])
         ys = np.arange(len(LEDGER)) + (j - (n - 1) / 2) * height
         xerr = np.array([[v[1] for v in vals], [v[2] for v in vals]])
-        ax.barh(ys, means, height=height * 0.92, color=colour, label=label, xerr=xerr, capsize=2.5)
+        ax.barh(ys, means, height=height * 0.92, color=colour, label=label,
+                xerr=xerr if meta["mode"] == "monte_carlo" else None, capsize=2.5)
         for y, m in zip(ys, means):
             ax.text(m + 0.1, y, f"{m:.2f}", va="center", fontsize=8)
         top = max(top, means.max())
@@ -493,7 +515,7 @@ def mission_figures(meta: dict, points) -> list:
     ax.invert_yaxis()
     ax.set_xlim(0, top * 1.15 + 0.5)
     ax.grid(axis="y", visible=False)
-    ax.set_xlabel("mean per mission (95% CI)")
+    ax.set_xlabel("mean per mission" + (" (95% CI)" if meta["mode"] == "monte_carlo" else " (exact)"))
     if n > 1:
         ax.legend(fontsize=9, frameon=False, loc="lower right")
     ax.set_title(f"Mission ledger — {meta['scenario']}", fontsize=13, fontweight="bold", loc="left")

@@ -22,7 +22,7 @@ import numpy as np
 
 from analyzer.core.gamedata import load_data_cached
 from analyzer.games.breaking_news.data import CONFIDENCE_WORDS
-from analyzer.outputs.plots import footer
+from analyzer.outputs.plots import ci_suffix, exact_run, footer
 from analyzer.core.questions import SCENARIO_ROOT
 
 WEAPONS_FILE = SCENARIO_ROOT / "breaking_news" / "data" / "weapons.yaml"
@@ -274,13 +274,13 @@ def _reconstructed_kit_weapons(meta) -> list[str]:
     return out
 
 
-def _ranking_bars(ax, points, rank, name, colour):
-    """Horizontal bars of ``name``'s mean with its 95% CI, in the order ``rank``."""
+def _ranking_bars(ax, meta, points, rank, name, colour):
+    """Horizontal bars of ``name``'s mean with its 95% CI (none in an exact run), in the order ``rank``."""
     mean = points[f"{name}_mean"].to_numpy()
     lo = points[f"{name}_ci_low"].to_numpy()
     hi = points[f"{name}_ci_high"].to_numpy()
     ax.barh(range(len(rank)), mean[rank], color=colour, capsize=2,
-            xerr=np.clip(np.vstack([mean[rank] - lo[rank], hi[rank] - mean[rank]]), 0, None))
+            xerr=None if exact_run(meta) else np.clip(np.vstack([mean[rank] - lo[rank], hi[rank] - mean[rank]]), 0, None))
 
 
 #: said on every offence-only figure (issue 28 item 8)
@@ -300,10 +300,12 @@ def points_efficiency_figures(meta, points) -> list:
     fig, ax = plt.subplots(figsize=(9, 6))
     lo = points["casualties_per_turn_ci_low"].to_numpy()
     hi = points["casualties_per_turn_ci_high"].to_numpy()
-    err = np.clip(np.vstack([eff - lo, hi - eff]), 0, None)
-    ax.errorbar(cost[~shaky], eff[~shaky], yerr=err[:, ~shaky], fmt="o", capsize=3, ms=4, label="unit")
+    err = None if exact_run(meta) else np.clip(np.vstack([eff - lo, hi - eff]), 0, None)
+    ax.errorbar(cost[~shaky], eff[~shaky], yerr=None if err is None else err[:, ~shaky], fmt="o", capsize=3, ms=4,
+                label="unit")
     if shaky.any():
-        ax.errorbar(cost[shaky], eff[shaky], yerr=err[:, shaky], fmt="o", mfc="none", capsize=3, ms=6,
+        ax.errorbar(cost[shaky], eff[shaky], yerr=None if err is None else err[:, shaky], fmt="o", mfc="none",
+                    capsize=3, ms=6,
                     label="unit* (fire partly on reconstructed table cells)")
     order = np.lexsort((-eff, cost))
     frontier, best = [], -1.0
@@ -315,7 +317,7 @@ def points_efficiency_figures(meta, points) -> list:
         ax.annotate(labels[i], (cost[i], eff[i]), fontsize=7, xytext=(4, -10), textcoords="offset points")
     ax.plot(cost[frontier], eff[frontier], "--", color="tab:green", label="frontier (no cheaper unit does more)")
     ax.set_xlabel("cost (points)")
-    ax.set_ylabel("expected casualties inflicted per turn (95% CI)")
+    ax.set_ylabel("expected casualties inflicted per turn" + ci_suffix(meta))
     ax.set_title("What do the points buy in offence? Casualties inflicted per turn against the reference "
                  "targets, by cost", fontsize=10)
     ax.legend(fontsize=8)
@@ -328,10 +330,10 @@ def points_efficiency_figures(meta, points) -> list:
 
     rank = np.argsort(-per100, kind="stable")
     fig2, ax2 = plt.subplots(figsize=(8, 1.8 + 0.25 * len(rank)))
-    _ranking_bars(ax2, points, rank, "casualties_per_100_points", "tab:purple")
+    _ranking_bars(ax2, meta, points, rank, "casualties_per_100_points", "tab:purple")
     ax2.set_yticks(range(len(rank)), [labels[i] for i in rank], fontsize=7)
     ax2.invert_yaxis()
-    ax2.set_xlabel("casualties inflicted per turn per 100 points (95% CI)")
+    ax2.set_xlabel("casualties inflicted per turn per 100 points" + ci_suffix(meta))
     ax2.set_title("Offence only: casualties inflicted per turn per 100 points", fontsize=10)
     footer(fig2, meta, ["casualties_per_100_points"])
     _note(fig2, OFFENCE_ONLY, 0.02)
@@ -349,8 +351,8 @@ def points_efficiency_figures(meta, points) -> list:
                   ("lifetime_casualties_per_100_points", "tab:green",
                    "both: casualties 100 points inflict\nbefore they fall"))
         for axk, (name, colour, xlabel) in zip(axes, panels):
-            _ranking_bars(axk, points, rank, name, colour)
-            axk.set_xlabel(xlabel + " (95% CI)", fontsize=8)
+            _ranking_bars(axk, meta, points, rank, name, colour)
+            axk.set_xlabel(xlabel + ci_suffix(meta), fontsize=8)
         axes[0].set_yticks(range(len(rank)), [labels[i] for i in rank], fontsize=7)
         axes[0].invert_yaxis()
         fig3.suptitle("Which unit gives most for its points once survival counts? Ranked by the casualties 100 "

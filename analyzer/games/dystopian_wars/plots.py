@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-from analyzer.outputs.plots import footer, relevant
+from analyzer.outputs.plots import footer, plain_ticks, relevant, value_text
 from analyzer.core.stats import Z95, wilson_interval
 
 AXIS = {"attack_dice": "attack dice (AD)", "target.dr": "target damage rating (DR)",
@@ -154,7 +154,8 @@ def fire_allocation_figures(meta: dict, points: pd.DataFrame, dists: pd.DataFram
             allocs[alloc_id][g] = (row[f"{m['name']}_mean"], row[f"{m['name']}_ci_low"], row[f"{m['name']}_ci_high"])
         order = sorted(allocs, key=lambda a: (-allocs[a][objective][0], a))
         n = len(order)
-        fig, axes = plt.subplots(1, len(shown), figsize=(4.6 * len(shown), 1.2 + 0.32 * n), sharey=True)
+        # at least 3.4 in tall: one or two allocations (a swept list of targets) must still read
+        fig, axes = plt.subplots(1, len(shown), figsize=(4.6 * len(shown), max(3.4, 1.2 + 0.32 * n)), sharey=True)
         ypos = np.arange(n)[::-1]
         for ax, g in zip(axes, shown):
             means = np.array([allocs[a][g][0] for a in order])
@@ -164,16 +165,18 @@ def fire_allocation_figures(meta: dict, points: pd.DataFrame, dists: pd.DataFram
             ax.barh(ypos, means, color=colors, alpha=0.85,
                     xerr=_err(means, lo, hi) if _mc(meta) else None, capsize=2)
             for y, v in zip(ypos, means):
-                ax.text(v, y, f" {v:.3f}", va="center", fontsize=7)
+                ax.text(v, y, f" {value_text(v)}", va="center", fontsize=7)
             ax.set_xlabel(titles[g] + (" (95% CI)" if _mc(meta) else " (exact)"))
             ax.set_title(("ranked by: " if g == objective else "") + titles[g]
                          + ("\nuses PLACEHOLDER values" if uses_ph.get(g) else "\nno placeholder affects it"),
                          fontsize=9, color="firebrick" if uses_ph.get(g) else "black")
             ax.set_xlim(0, max(1e-9, float(hi.max() if _mc(meta) else means.max())) * 1.25)
             ax.xaxis.set_major_locator(MaxNLocator(4))
+            plain_ticks(ax.xaxis)
         axes[0].set_yticks(ypos, [f"{a} {allocs[a]['name']}" for a in order], fontsize=7)
         handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in FAMILY_COLOR.values()]
-        axes[-1].legend(handles, list(FAMILY_COLOR), fontsize=7, loc="lower right", title="family")
+        axes[-1].legend(handles, list(FAMILY_COLOR), fontsize=7, title="family",
+                         loc="upper left", bbox_to_anchor=(1.01, 1.0))   # beside the panels, not over bars
         best = order[0]
         _title(fig, meta, f"fire allocations ranked by {titles[objective]}; best: {best} "
                f"{allocs[best]['name']} ({allocs[best]['family']})")
@@ -289,8 +292,10 @@ def duel_figures(meta: dict, points: pd.DataFrame, dists: pd.DataFrame) -> list:
     outcomes = ["p_win_a", "p_win_b", "p_draw"]
     names = ["A wins", "B wins", "draw"]
     width = 0.8 / max(1, len(points))
+    n_any = int(points["trials"].max()) if _mc(meta) else 0
+    side_name = lambda m: labels[m].split(": ", 1)[-1].rstrip(")")  # noqa: E731
     for k, (_, row) in enumerate(points.iterrows()):
-        n = int(row["trials"])
+        n = int(row["trials"]) if _mc(meta) else 0      # exact runs: no sampling interval
         means = np.array([row[f"{m}_mean"] for m in outcomes])
         lab = ", ".join(f"{c}={row[c]}" for c in meta["swept"]) or None
         pos = np.arange(3) + (k - (len(points) - 1) / 2) * width
@@ -314,19 +319,20 @@ def duel_figures(meta: dict, points: pd.DataFrame, dists: pd.DataFrame) -> list:
                     axes[2].bar(d.value + (side_k - 0.5) * 0.4 * step, d.probability, width=0.4 * step,
                                 color=color, yerr=_wilson_err(d.probability.to_numpy(), n) if n else None,
                                 capsize=2, label=labels[f"points_destroyed_{side}"])
+    ci = " (95% CI)" if n_any else " (exact)"
     axes[0].set_xticks(range(3), names)
-    axes[0].set_ylabel("probability (95% CI)")
+    axes[0].set_ylabel("probability" + ci)
     axes[0].set_ylim(0, 1.05)
-    side_name = lambda m: labels[m].split(": ", 1)[-1].rstrip(")")  # noqa: E731
     axes[0].set_title(f"A: {side_name('p_win_a')}  vs  B: {side_name('p_win_b')}", fontsize=9)
     axes[1].set_xlabel("turn in which the duel ended (draws: the last turn)")
-    axes[1].set_ylabel("probability (95% CI)")
+    axes[1].set_ylabel("probability" + ci)
     axes[1].set_title("how long it lasts", fontsize=9)
     axes[2].set_xlabel("points destroyed")
-    axes[2].set_ylabel("probability (95% CI)")
+    axes[2].set_ylabel("probability" + ci)
     axes[2].set_title("points lost by each side" + (" (first point)" if len(points) > 1 else ""), fontsize=9)
-    axes[2].legend(fontsize=7)
+    # beside the panels, never over the bars
+    axes[2].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     if len(points) > 1:
-        axes[0].legend(fontsize=7)
+        axes[0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.12), frameon=False)
     _title(fig, meta, "duel outcome, length and losses")
     return [("dw_duel_outcome", _finish(fig, meta))]

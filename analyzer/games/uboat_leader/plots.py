@@ -13,7 +13,7 @@ import re
 import matplotlib.pyplot as plt
 import numpy as np
 
-from analyzer.outputs.plots import footer
+from analyzer.outputs.plots import fit_text, footer, plain_ticks, wrapped
 
 STAT_SUFFIXES = ("_mean", "_se", "_ci_low", "_ci_high")
 
@@ -213,7 +213,7 @@ def loadout_figures(meta, points, dists) -> list:
         order = sorted(names, key=lambda n: (-row[f"vp.{n}_mean"], names.index(n)))
         n = len(order)
         ypos = np.arange(n)[::-1]
-        fig, axes = plt.subplots(1, 3, figsize=(14, 1.6 + 0.3 * n), sharey=True)
+        fig, axes = plt.subplots(1, 3, figsize=(14, max(3.2, 1.6 + 0.3 * n)), sharey=True)   # one fleet still reads
         best = order[0]
         ranked = _ranking_of(meta, row["point"])
         sim = mc and len(ranked) == n
@@ -237,13 +237,14 @@ def loadout_figures(meta, points, dists) -> list:
                 ax.text(b if v >= 0 else a, y, f" {v:.2f} " if mc else f" {v:.2f}", va="center", fontsize=7,
                         ha="left" if v >= 0 else "right")
             ax.margins(x=0.15)
+            plain_ticks(ax.xaxis)
             if group == "vp_diff":
                 ax.axvline(0, color="black", lw=0.8)
             if group == "vp":
-                ax.set_xlabel(title + (" (95% CI)" if mc else ""))
+                ax.set_xlabel(wrapped(title + (" (95% CI)" if mc else " (exact)"), 45))
             else:
-                ax.set_xlabel(title + (" (95% simultaneous CI; grey: outside the best set)" if sim else
-                                       " (simultaneous CIs: the ranking notes)" if mc else ""))
+                ax.set_xlabel(wrapped(title + (" (95% simultaneous CI; grey: outside the best set)" if sim else
+                                               " (simultaneous CIs: the ranking notes)" if mc else " (exact)"), 45))
         cmap = plt.get_cmap("viridis", max(2, len(levels)))
         left = np.zeros(n)
         for k, lv in enumerate(levels):
@@ -279,8 +280,11 @@ def campaign_figures(meta, points, dists) -> list:
     vp = dists[dists["metric"] == "vp"]
     keys = _swept(meta, points)
     rows = list(points.sort_values("point").head(4).iterrows())
-    fig, axes = plt.subplots(len(rows), 1, figsize=(9, 2.4 * len(rows) + 1.0), sharex=True, squeeze=False)
+    # one VP axis and one probability axis for every panel: the points are compared by eye
+    fig, axes = plt.subplots(len(rows), 1, figsize=(9, 2.4 * len(rows) + 1.0), sharex=True, sharey=True,
+                             squeeze=False)
     top = int(vp["value"].max()) if len(vp) else 1
+    highest = float(vp["probability"].max()) if len(vp) else 1.0
     cmap = plt.get_cmap("viridis", max(2, len(levels)))
     for ax, (_, row) in zip(axes[:, 0], rows):
         d = vp[vp["point"] == row["point"]]
@@ -295,10 +299,11 @@ def campaign_figures(meta, points, dists) -> list:
         ax.annotate(f" mean {mean:.2f}", (mean, 0.55), xycoords=("data", "axes fraction"), color="firebrick",
                     fontsize=8)
         ax.set_ylabel("probability")
+        ax.set_ylim(0, highest * 1.3)           # room above the tallest bar for the level names
         ax.set_title(_row_label(row, keys) if keys else "", fontsize=9, loc="left")
     axes[-1, 0].set_xlabel("campaign VP (bands: the sheet's success levels from their VP totals)")
-    fig.suptitle(f"{meta['scenario']}: campaign VP distribution and success levels "
-                 f"(PLACEHOLDER sheet, map, card and module values)", fontsize=10)
+    fig.suptitle(fit_text(fig, f"{meta['scenario']}: campaign VP distribution and success levels "
+                          f"(PLACEHOLDER sheet, map, card and module values)", 10), fontsize=10)
     fig.tight_layout(rect=(0, 0.03, 1, 0.96))
     footer(fig, meta, ["vp"] + [lv[2] for lv in levels])
     return [("campaign_vp_levels", fig)]
