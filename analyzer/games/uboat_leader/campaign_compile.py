@@ -18,7 +18,8 @@ import numpy as np
 
 from analyzer.core.errors import suggest
 from analyzer.core.gamedata import DataError
-from analyzer.games.uboat_leader.compile import DAMAGE_RESULTS, DECK_KEYS, LEVELS, SLOT_KINDS, _card_rows
+from analyzer.games.uboat_leader.compile import (DAMAGE_RESULTS, DECK_KEYS, LEVELS, SLOT_KINDS, _card_rows,
+                                                check_convoy_card)
 from analyzer.games.uboat_leader.data import CAMPAIGN_DIR, GameData, param_error
 from analyzer.core.questions import Context
 from kernels.uboat_leader import campaign_state as CS
@@ -534,7 +535,15 @@ def _decks(sheet: Sheet, gd: GameData, fleet: Fleet, areas: np.ndarray) -> Decks
 def _convoy_deck(sheet: Sheet, gd: GameData, deck_cards: dict, tactics_in_use: bool, chits: list[int]):
     """The Convoy cards the sheet keeps: (cards, [c, CV_*], [c, s] = KIND_*)."""
     removed = set(sheet.data.get("removed_convoys") or [])
-    convoys = [(k, c) for k, c in enumerate(gd.get("convoys")) if c["card"] not in removed]
+    cards = gd.get("convoys")
+    where = gd.files["convoys"]
+    unknown = sorted(removed - {c["card"] for c in cards}, key=str)
+    if unknown:
+        raise DataError(f"{sheet.file}: removed_convoys names Convoy card(s) {', '.join(map(str, unknown))} that "
+                        f"{where} does not hold (cards: {', '.join(str(c['card']) for c in cards)})")
+    for k, c in enumerate(cards):
+        check_convoy_card(c, f"{where}: convoys[{k}] (card {c['card']})")
+    convoys = [(k, c) for k, c in enumerate(cards) if c["card"] not in removed]
     if not convoys:
         raise DataError(f"{sheet.file}: removed_convoys removes every Convoy card")
     convoy_table = np.zeros((len(convoys), CS.N_CV_FIELDS), np.int64)
@@ -588,9 +597,14 @@ def _event_deck(gd: GameData) -> np.ndarray:
         halves = np.zeros((2, 2), np.int64)
         for half, h in ((CS.HALF_EARLY, "early"), (CS.HALF_LATE, "late")):
             e = c[h]
-            if e["type"] not in EVENT_TYPES:
-                raise DataError(f"events.cards[{c['name']}].{h}.type: got {e['type']!r}; allowed: "
-                                f"{', '.join(EVENT_TYPES)}")
+            if e.get("type") not in EVENT_TYPES:
+                raise DataError(f"{gd.files['events']}: events.cards[{c['name']}].{h}.type: got {e.get('type')!r}; "
+                                f"allowed: {', '.join(EVENT_TYPES)} (an effect the model does not play is refused, "
+                                f"never skipped)")
+            extra = sorted(set(e) - {"type", "n"})
+            if extra:
+                raise DataError(f"{gd.files['events']}: events.cards[{c['name']}].{h}: unknown field(s) "
+                                f"{', '.join(extra)}; an effect is {{type, n}} (type: {', '.join(EVENT_TYPES)})")
             halves[half, CS.EV_TYPE] = EVENT_TYPES[e["type"]]
             halves[half, CS.EV_N] = int(e.get("n", 0))
         rows += [halves] * int(c["count"])

@@ -148,6 +148,29 @@ def _card_rows(deck: int, cards: list[dict]) -> np.ndarray:
     return out
 
 
+#: the contact types a Convoy card shows (l.133: 'el tipo de Contacto: Solitario, Mercante, o Naval')
+CONVOY_TYPES = ("lone", "merchant", "naval")
+#: the special conditions a Convoy card may carry that the model plays (l.133 'cualquier condición especial
+#: que esté en vigor durante el encuentro': the source names none, so none is modelled yet)
+CONVOY_CONDITIONS: dict[str, int] = {}
+
+
+def check_convoy_card(card: dict, where: str) -> None:
+    """Refuse a Convoy card the model would misread: an unknown contact type, or a special condition the
+    model does not play (it would be ignored silently)."""
+    if card.get("type") not in CONVOY_TYPES:
+        raise DataError(f"{where}.type: got {card.get('type')!r}; allowed: {', '.join(CONVOY_TYPES)}")
+    conditions = card.get("conditions") or []
+    if not isinstance(conditions, list):
+        raise DataError(f"{where}.conditions: a list of condition names; got {conditions!r}")
+    unknown = [c for c in conditions if c not in CONVOY_CONDITIONS]
+    if unknown:
+        raise DataError(f"{where}.conditions: {', '.join(map(repr, unknown))} is not a condition the model plays "
+                        f"(known: {', '.join(CONVOY_CONDITIONS) or 'none yet: the source names no condition'}); "
+                        f"the encounter would be played without it, so it is refused: remove it to run the card "
+                        f"without its condition, and say so in your results")
+
+
 def compile_engagement(p, ctx: Context, gd: GameData, chits: list[int]) -> Battle:
     """Validate ``p`` (EngagementParams) against the data and build the kernel arrays."""
     rules = ctx.rules
@@ -162,6 +185,7 @@ def compile_engagement(p, ctx: Context, gd: GameData, chits: list[int]) -> Battl
         raise param_error(ctx, "convoy", f"no convoy card {p.convoy}; allowed: {', '.join(numbers)}")
     ci = found[0]
     conv = convoys[ci]
+    check_convoy_card(conv, f"{gd.files['convoys']}: convoys[{ci}] (card {conv['card']})")
     gd.use(f"convoys[{ci}]")
     gd.use("unknown_speed")
     naval = conv["type"] == "naval"
