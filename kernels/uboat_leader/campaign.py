@@ -55,7 +55,7 @@ from kernels.uboat_leader.campaign_state import (
     K_N_LEVELS, K_N_METRICS, K_N_SO_ORDER, K_ONE_AREA, K_PACK, K_PACK_K, K_PATROL_LIMIT,
     K_POST_STRESS, K_PROMOTION, K_RADIO, K_RADIO_K, K_RAIDER_GUN_FIRST, K_RAIDER_KEEP, K_RAIDER_MAX,
     K_RAIDER_NATURAL, K_RAIDER_ROLL, K_RAIDER_VP, K_RAIDER_XP, K_RC_PER_JOINER, K_RELOAD,
-    K_RR_MIN_STRESS, K_RR_STRESS, K_SALVO, K_SINK_ESCORT, K_SO_EVERY_SEGMENT, K_SO_RESERVE,
+    K_RR_MIN_STRESS, K_RR_STRESS, K_SALVO, K_SINK_ESCORT, K_SO_AT_SEA, K_SO_EVERY_SEGMENT, K_SO_RESERVE,
     K_SO_START, K_SPLIT_YEAR, K_START_MONTH, K_START_YEAR, K_STRATEGIC_ONLY, K_STRESS_FAILS,
     K_SUBMERGED, K_SUPPLY_STRESS, K_TACTICS_IN_USE, K_TORPEDO_MOD0, K_UNFIT_TACTICAL,
     K_WARN_ATTACK_ONLY, K_WARN_CAMPAIGN, K_WP_ALERTED_PER, K_WP_ATTACKED_MOD, K_WP_JOIN_MIN,
@@ -587,6 +587,26 @@ def buy_loadout(i, reserve, args, ws, values):
             boats[i, field] += 1
 
 
+@unmanaged_jit
+def buy_missions_at_sea(i, reserve, args, ws, values):
+    """``policy.so.missions_at_sea``: boat i, at sea, not Unfit, with no mission pending, buys its list's
+    Attack and Raider missions again, each within its cost and ``max`` ('puede ser adquirida para
+    cualquier U-Boat que no esté Incapacitado', l.296, l.311); mine-laying only in port (l.288).
+    Returns whether it bought one."""
+    special_options = args.special_options
+    boats = ws.boats
+    bought = False
+    for k in range(args.loadouts[i, BS_N_MISSIONS]):
+        if args.missions[i, k] == MS_MINE:
+            continue
+        opt = O_MINE_LAYING + args.missions[i, k]
+        if can_buy(ws.campaign, special_options, opt, 1, reserve):
+            spend(ws.campaign, special_options, opt, 1, values)
+            boats[i, CB_MPENDING] |= np.int64(1) << k
+            bought = True
+    return bought
+
+
 @hot_jit
 def strategic(args, ws, values):
     """C§4.1: plans, then purchases in ``policy.so.order`` (each option once per turn); Priority
@@ -611,9 +631,16 @@ def strategic(args, ws, values):
             if config[K_SO_EVERY_SEGMENT]:  # l.238 'Al inicio de cada Segmento Estratégico ... asigna Misiones'
                 for k_boat in range(n_boats):  # in activation order: who buys first
                     i = args.loadouts[k_boat, BS_ACTIVATION]
-                    if active(boats, i) and in_port(boats, areas, i) and boats[i, CB_DEST] != boats[i, CB_AREA]:
-                        buy_loadout(i, reserve, args, ws, values)
-                        plan(i, args, boats)
+                    if not active(boats, i):
+                        continue
+                    if in_port(boats, areas, i):
+                        if boats[i, CB_DEST] != boats[i, CB_AREA]:
+                            buy_loadout(i, reserve, args, ws, values)
+                            plan(i, args, boats)
+                    elif (config[K_SO_AT_SEA] and boats[i, CB_MPENDING] == 0
+                          and band(boats, args.crew_levels, i) != BAND_UNFIT):
+                        if buy_missions_at_sea(i, reserve, args, ws, values):
+                            plan(i, args, boats)
             continue
         if opt == O_PRIORITY_RR:  # l.271: -4 Stress to every boat in a Port box, now
             tired = False

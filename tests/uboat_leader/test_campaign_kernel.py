@@ -54,6 +54,10 @@ CASES = {
     "missions_medium": (MISSIONS_MEDIUM, MISSION_RULES, None),
     # the same bought once at set-up (so_purchases b, the model before issue 27 item 4)
     "missions_medium_setup_only": (MISSIONS_MEDIUM, {"so_purchases": "setup_only", **MISSION_RULES}, None),
+    # Attack and Raider missions bought again at sea (policy.so.missions_at_sea, l.296, l.311)
+    "missions_at_sea": ({**MISSIONS_MEDIUM, "policy": {**MISSIONS_MEDIUM["policy"],
+                                                       "so": {"order": [], "missions_at_sea": True}}},
+                        MISSION_RULES, None),
     # per-boat patrol, endurance and activation order; loadouts bought after Intelligence, with a reserve
     "per_boat_policies": (
         {"duration": "medium",
@@ -218,6 +222,8 @@ def test_cases_exercise_what_they_name():
     m = means("missions_medium")  # bought at every Strategic Segment: the SO the boats left is spent on them
     assert m["mine_vp"] > 0 and m["attack_vp"] > 0 and m["raider_vp"] > 0 and m["missions_failed"] > 0
     assert m["so_left"] + m["so_spent"] == 16 and m["so_spent"] > 3.5  # 45 - (8 + 7 + 6 + 8); > one patrol's
+    at_sea = means("missions_at_sea")  # the Attack / Raider missions bought again at sea: more SO spent on them
+    assert at_sea["attack_vp"] > 0 and at_sea["raider_vp"] > 0 and at_sea["so_spent"] > m["so_spent"] + 1
     m = means("missions_medium_setup_only")
     assert m["mine_vp"] > 0 and m["attack_vp"] > 0 and m["raider_vp"] > 0 and m["missions_failed"] > 0
     assert m["so_left"] == 10.5 and m["so_spent"] == 0  # 45 - (11.5 + 8 + 7 + 8)
@@ -235,7 +241,8 @@ def test_cases_exercise_what_they_name():
 
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 numba threads")
-@pytest.mark.parametrize("case", ["packs_support_long", "engagement_presa_advanced", "missions_medium", "per_boat_policies"])
+@pytest.mark.parametrize("case", ["packs_support_long", "engagement_presa_advanced", "missions_medium", "per_boat_policies",
+                                  "missions_at_sea"])
 def test_same_seed_identical_with_1_and_2_threads(case):
     params, rules, _ = CASES[case]
     _, _, prep = prepare("campaign", params, {**ABSTRACT, **rules})

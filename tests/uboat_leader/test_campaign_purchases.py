@@ -224,3 +224,43 @@ def test_a_bad_boat_policy_is_refused_naming_file_field_and_values(tmp_path, pol
             q.prepare(point.params, cell.context(point))
     assert str(path) in str(err.value)
     assert re.search(match, str(err.value)), str(err.value)
+
+
+# ------------------------------------------------------------------ Attack / Raider missions bought at sea
+AT_SEA = {"duration": "medium", "fleet": [{"id": "U-43", "level": "trained", "missions": ["attack"]},
+                                          {"id": "U-47", "level": "trained", "missions": ["raider"]}],
+          "policy": {"so": {"order": [], "missions_at_sea": True}}}
+
+
+def test_a_boat_at_sea_buys_its_attack_and_raider_missions_again_reference():
+    """'Esta Misión Especial puede ser adquirida para cualquier U-Boat que no esté Incapacitado' (l.296,
+    l.311): with policy.so.missions_at_sea a boat at sea with no mission pending buys them again, so a
+    boat resolves more missions than it makes patrols; without it, one per patrol (bought in port)."""
+    at_sea = C.new_campaign(AT_SEA, ABSTRACT, None, seed=3)
+    at_sea.run()
+    bought = [t for t in at_sea.trace if t[2] == "so at sea"]
+    assert bought and {t[3] for t in bought} <= {"attack", "raider"}
+    plain = {**AT_SEA, "policy": {"so": {"order": []}}}
+    camp = C.new_campaign(plain, ABSTRACT, None, seed=3)
+    m = camp.run()
+    assert not [t for t in camp.trace if t[2] == "so at sea"]
+    assert len([t for t in camp.trace if t[2] == "so"]) <= m["patrols"] + m["boats_lost"]
+
+
+def test_missions_at_sea_raise_mission_vp_and_never_rebuy_mine_laying_kernel():
+    """Kernel: at sea the two boats score more mission VP and spend more SO (20,000 trials, both well past
+    5 SE); a boat whose only mission is mine-laying (port only, l.288) plays bit-identically with and
+    without the option; under setup_only the option is refused naming it."""
+    def means(params):
+        _, _, prep = prepare("campaign", params, ABSTRACT)
+        counts = run(prep, 20_000, seed=3)
+        return {k: float(np.arange(len(c)) @ c / c.sum()) for k, c in counts.items()}
+    on, off = means(AT_SEA), means({**AT_SEA, "policy": {"so": {"order": []}}})
+    assert on["mission_vp"] > off["mission_vp"] + 2 and on["so_spent"] > off["so_spent"] + 2
+    mines = {**MINES_MEDIUM, "policy": {"so": {"order": [], "missions_at_sea": True}}}
+    _, _, a = prepare("campaign", mines, ABSTRACT)
+    _, _, b = prepare("campaign", {**mines, "policy": {"so": {"order": []}}}, ABSTRACT)
+    ra, rb = a.run_kernel(7, 9, 0, 2, 4096, 8192), b.run_kernel(7, 9, 0, 2, 4096, 8192)
+    assert all(np.array_equal(x, y) for x, y in zip(ra, rb))
+    with pytest.raises(ScenarioError, match="missions_at_sea"):
+        prepare("campaign", AT_SEA, {**ABSTRACT, "so_purchases": "setup_only"})

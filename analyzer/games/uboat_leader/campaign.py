@@ -168,6 +168,11 @@ class SoParams(_Strict):
     order: list[Literal["loadout", "intelligence", "air_search", "supply_ship", "priority_rr"]] | None = None
     reserve: float | None = Field(None, ge=0)
     rr_min_stress: int | None = Field(None, ge=0)
+    missions_at_sea: bool | None = Field(
+        None, description="boats at sea, not Unfit, with no mission pending buy their fleet entry's Attack and "
+                          "Raider missions again at each Strategic Segment ('puede ser adquirida para cualquier "
+                          "U-Boat que no esté Incapacitado', l.296, l.311; mine-laying only in port, l.288); "
+                          "default false: missions are bought only by boats leaving port")
 
 
 class MaxEscorts(_Strict):

@@ -862,6 +862,10 @@ def compile_campaign(p, ctx: Context, gd: GameData) -> CampaignArrays:
     engagement = rules["contact_model"] == "engagement"
     config[CS.K_CONTACT_ENGAGEMENT] = engagement
     config[CS.K_SO_EVERY_SEGMENT] = every_segment
+    config[CS.K_SO_AT_SEA] = bool(so_pol.get("missions_at_sea"))
+    if config[CS.K_SO_AT_SEA] and not every_segment:
+        raise param_error(ctx, "policy.so.missions_at_sea", "buying missions at sea needs rules.so_purchases: "
+                          "every_strategic_segment (under setup_only every purchase is made at set-up)")
     if engagement:
         engagement_arrays, cards = _engagement_arrays(p, ctx, gd, decks.convoys, decks.tactics_in_use, decks.cards)
     else:

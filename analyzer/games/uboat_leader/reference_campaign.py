@@ -57,10 +57,10 @@ ENDURANCE = {  # when to return to port / when to sail again
     "aggressive": {"return_band": "unfit", "min_torpedoes": 0, "max_turns_at_sea": 8, "sail_band": "shaken"},
 }
 SO_PRESETS = {
-    "intel": {"order": ["intelligence"], "reserve": 0, "rr_min_stress": 4},
-    "none": {"order": [], "reserve": 0, "rr_min_stress": 4},
-    "air_search": {"order": ["air_search"], "reserve": 0, "rr_min_stress": 4},
-    "support": {"order": ["priority_rr", "loadout", "supply_ship"], "reserve": 0, "rr_min_stress": 4},
+    "intel": {"order": ["intelligence"], "reserve": 0, "rr_min_stress": 4, "missions_at_sea": False},
+    "none": {"order": [], "reserve": 0, "rr_min_stress": 4, "missions_at_sea": False},
+    "air_search": {"order": ["air_search"], "reserve": 0, "rr_min_stress": 4, "missions_at_sea": False},
+    "support": {"order": ["priority_rr", "loadout", "supply_ship"], "reserve": 0, "rr_min_stress": 4, "missions_at_sea": False},
 }
 POLICY_DEFAULTS = {
     "patrol": "best",            # best | spread | nearest | {area: NAME}
@@ -652,9 +652,15 @@ class Campaign:
             if opt == "loadout":
                 if self.every_segment:
                     for b in self.acting:
-                        if self.active(b) and self.in_port(b) and b["dest"] != b["area"]:
-                            self.buy_loadout(b, sp["reserve"])
-                            b["dest"], b["mission_now"] = self.plan(b)
+                        if not self.active(b):
+                            continue
+                        if self.in_port(b):
+                            if b["dest"] != b["area"]:
+                                self.buy_loadout(b, sp["reserve"])
+                                b["dest"], b["mission_now"] = self.plan(b)
+                        elif sp.get("missions_at_sea") and not b["missions"] and self.band(b) != "unfit":
+                            if self.buy_missions_at_sea(b, sp["reserve"]):
+                                b["dest"], b["mission_now"] = self.plan(b)
                 continue
             if opt == "priority_rr":
                 tired = [b for b in self.boats if self.active(b) and self.in_port(b)
@@ -684,6 +690,19 @@ class Campaign:
             self.counters_active = {k: set() for k in SO_COUNTER_OPTIONS}
         else:
             self.counters_active = self.counters
+
+    def buy_missions_at_sea(self, b, reserve):
+        """policy.so.missions_at_sea: a boat at sea, not Unfit, with no mission pending buys its entry's
+        Attack and Raider missions again ('cualquier U-Boat que no esté Incapacitado', l.296, l.311);
+        mine-laying is bought in port only (l.288). Whether it bought one."""
+        bought = False
+        for ms in b["plan"]["missions"]:
+            if ms != "mine" and self.can_buy(MISSION_OPTION[ms], 1, reserve):
+                self.spend(MISSION_OPTION[ms])
+                b["missions"].append(ms)
+                self.trace.append((self.turn, b["id"], "so at sea", ms))
+                bought = True
+        return bought
 
     def buy_loadout(self, b, reserve):
         """so_purchases: every_strategic_segment (l.238): a boat in a Port box that sails this turn buys
