@@ -14,7 +14,7 @@ from analyzer.games.hacse_naval import exact_damage as E
 from analyzer.games.hacse_naval import exact_fold as F
 from analyzer.games.hacse_naval.data import hit_rows
 from tests.hacse_naval.helpers import assert_kernel_matches_exact, prepare
-from tests.hacse_naval.test_exact_damage_speed import ONCE, assert_same, old_engine, sheet_of, shipped
+from tests.hacse_naval.test_exact_damage_speed import SCEN, ONCE, assert_same, old_engine, sheet_of, shipped
 
 
 def as_old(f: E.Folded) -> dict:
@@ -147,3 +147,19 @@ def test_the_bound_holds_on_what_each_hex_keeps(monkeypatch):
     F.fold_by_hex(sheet, 8, 0.5, E.nw10(5), rows)
     p_h, _ = E.hex_bounds(sheet, E.nw10(5), rows)
     assert all(0 < max(kept[h]) <= p_h[h] for h in kept)
+
+
+@pytest.mark.parametrize("name", ["torpedo_destroyer_salvo", "mine_field_crossing"])
+def test_the_once_per_threshold_companion_files_are_the_shipped_files_under_that_reading(name):
+    """<name>_once_per_threshold.yaml is <name>.yaml (same params, sweep, seed, trials) with
+    rules.fire_repeats: once_per_threshold, so `analyzer exact` on a shipped file answers the salvo and
+    the crossing; the file as a whole runs exactly through the CLI's path (every point)."""
+    from analyzer.core import scenario as scenario_mod
+    from analyzer.run.runner import exact_point, prepare_point
+    literal, companion = shipped(name), shipped(f"{name}_once_per_threshold")
+    assert companion.pop("rules") == ONCE and "rules" not in literal
+    assert {k: v for k, v in companion.items() if k != "name"} == {k: v for k, v in literal.items() if k != "name"}
+    sc = scenario_mod.load(SCEN / f"{name}_once_per_threshold.yaml")
+    for point in sc.points:
+        res = exact_point(point, prepare_point(sc, point))
+        assert 0 < res.summaries["p_sunk"].mean < 1
