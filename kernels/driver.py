@@ -36,7 +36,7 @@ from numba import prange
 
 from kernels._jit import jit
 from kernels.record import N_MOMENTS, chunk_trials, record_trial
-from kernels.rng import STATE_WORDS, seed_stream
+from kernels.rng import STATE_WORDS, seed_stream, xoshiro_step
 
 #: Trials per chunk: the unit of work that owns one random stream ``(seed, key, chunk)``.
 CHUNK_TRIALS = 4096
@@ -96,3 +96,39 @@ def add_pair_products(row, offset, values, first, k):
         for j in range(i + 1, k):
             row[p] += vi * values[first + j]
             p += 1
+
+
+@jit(inline="always")
+def run_trials_profiled(trial, workspace, args, seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
+                        n_metrics, n_bins, n_counters, record, max_steps):
+    """A benchmark's variant of :func:`run_trials` (``analyzer bench``; no question calls it):
+    the same trials on the same streams, serially, recording each trial when ``record``; per
+    chunk the 64-bit draws the trials took, found by stepping a copy of the chunk's start state
+    until it equals the end state (-1 when ``max_steps`` steps do not reach it, 0 when
+    ``max_steps`` is 0: not counted). :func:`run_trials` itself is unchanged, so the production
+    kernels keep their code and their results; a benchmark builds a second kernel naming this
+    driver (:mod:`analyzer.bench.draws`)."""
+    n_chunks = chunk_hi - chunk_lo
+    draws = np.zeros(n_chunks, np.int64)
+    for c in range(n_chunks):
+        chunk = chunk_lo + c
+        state = np.empty(STATE_WORDS, np.uint64)
+        seed_stream(state, seed, key, chunk)
+        s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
+        values = np.zeros(n_metrics, np.int64)
+        row = np.zeros(n_counters, np.int64)
+        local_hist = np.zeros((n_metrics, n_bins), np.int64)
+        local_moments = np.zeros((n_metrics, N_MOMENTS), np.int64)
+        ws = workspace(args)
+        for _ in range(chunk_trials(chunk, chunk_size, n_trials)):
+            trial(state, values, row, ws, args)
+            if record:
+                record_trial(local_hist, local_moments, values)
+        if max_steps > 0:
+            draws[c] = -1
+            for k in range(max_steps + 1):
+                if s0 == state[0] and s1 == state[1] and s2 == state[2] and s3 == state[3]:
+                    draws[c] = k
+                    break
+                s0, s1, s2, s3, _ = xoshiro_step(s0, s1, s2, s3)
+    return draws

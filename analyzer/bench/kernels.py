@@ -90,7 +90,8 @@ def bench_kernel(name: str, spec: KernelBench, reference: str, console=None, tri
     what = f"{spec.question} kernel ({spec.kind}) trials/s vs {reference} on {where}: {spec.describe}"
     return {"rows": [row(name, what, out["kernel_trials_per_s"], "trials/s", out["ratio"], spec.target,
                          reference=f"pure-Python reference {reference}",
-                         reference_rate=out["reference_trials_per_s"], threads=out["threads"])]}
+                         reference_rate=out["reference_trials_per_s"], threads=out["threads"],
+                         figures=out["figures"])]}
 
 
 def register_kernel_benches(reference: str, benches: dict[str, KernelBench]) -> None:

@@ -6,7 +6,17 @@ start, memory), with its stated target. Row keys (``--json`` prints ``{"rows": [
 
 ``name``, ``what``, ``rate`` and ``unit`` (the measured figure), ``reference`` and
 ``reference_rate`` (what it is compared with, when there is one), ``ratio``, ``ratio_target``,
-``better`` (``higher``/``lower``: which side of the target meets it), ``met`` and ``threads``.
+``better`` (``higher``/``lower``: which side of the target meets it), ``met`` and ``threads``;
+and on every row timed by :func:`analyzer.bench.harness.measure` (the kernel rows; None
+elsewhere): ``ratio_1_thread`` (the kernel on 1 thread against the 1-thread reference, each
+timed by its thread's CPU time, median of the interleaved rounds' ratios: what holds when
+another process takes a core),
+``efficiency`` (t_1 / (threads x t_all), per trial), ``cpu_share`` (process CPU / (wall x
+threads) while on every thread), ``load`` (1-minute load average), ``status`` (``ok``,
+``short``: too little kernel time, ``contended``: another process took the cores), and for a
+kernel on the chunk driver ``draws_per_trial``, ``raw_draws_per_s``, ``rng_fraction`` (trials/s
+x draws/trial / raw draws/s, all threads, same rounds) with the 1-thread split of a trial
+``rng_share``, ``recording_share``, ``trial_share`` and ``bound`` (:mod:`analyzer.bench.draws`).
 
 The rows come from what the benchmarks declare (:class:`analyzer.bench.harness.Benchmark`:
 their ``--quick`` trials, their thread-scaling scenarios); the whole-process rows (CLI start,
@@ -73,7 +83,7 @@ def rows_of(name: str, out: dict, target: float | None) -> list[dict]:
     if "kernel_trials_per_s" in out:
         return [row(name, "kernel trials/s vs pure-Python reference", out["kernel_trials_per_s"], "trials/s",
                     out["ratio"], target or STATEFUL_TARGET, reference="pure-Python reference",
-                    reference_rate=out["reference_trials_per_s"])]
+                    reference_rate=out["reference_trials_per_s"], figures=out.get("figures"))]
     raise ValueError(f"bench {name}: unknown result shape {sorted(out)}")
 
 
@@ -140,6 +150,43 @@ def cli_rows(work: Path, scenario: dict, rounds: int = 3) -> list[dict]:
         out.append(row(name, f"wall time of 'analyzer {' '.join(args[:1])}' (whole process, best of {rounds})", best, "s",
                        best, CLI_TARGETS[name], better="lower", threads=numba.get_num_threads()))
     return out
+
+
+#: issue 32: ``analyzer --help`` and ``analyzer list`` within this many times the start of a process
+#: that only imports the CLI's libraries (:data:`LIGHT_IMPORTS`), medians of 3 in one run
+CLI_START_TARGET = 2.5
+LIGHT_IMPORTS = "import typer, pydantic, yaml, rich"
+
+
+def _wall(argv: list[str], cwd: Path | None = None) -> float:
+    """Wall seconds of one process ``argv`` (it must exit 0)."""
+    t0 = time.perf_counter()
+    res = subprocess.run(argv, capture_output=True, text=True, cwd=cwd, env=dict(os.environ, COLUMNS="120"))
+    wall = time.perf_counter() - t0
+    if res.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv[:4])} failed: {res.stderr[-500:]}")
+    return wall
+
+
+def cli_start_rows(work: Path, rounds: int = 3) -> list[dict]:
+    """``analyzer --help`` and ``analyzer list`` against a process importing :data:`LIGHT_IMPORTS`,
+    in interleaved rounds, medians of ``rounds`` (rows ``cli-help-vs-imports``, ``cli-list-vs-imports``)."""
+    import statistics
+
+    entry = [sys.executable, "-c", "from analyzer.cli.app import main; main()"]
+    argvs = {"imports": [sys.executable, "-c", LIGHT_IMPORTS], "cli-help-vs-imports": entry + ["--help"],
+             "cli-list-vs-imports": entry + ["list"]}
+    _wall(argvs["cli-list-vs-imports"], work)                 # the catalog cache is current before timing
+    walls = {name: [] for name in argvs}
+    for _ in range(rounds):
+        for name, argv in argvs.items():
+            walls[name].append(_wall(argv, work))
+    median = {name: statistics.median(w) for name, w in walls.items()}
+    return [row(name, f"wall time of 'analyzer {argvs[name][-1]}' / a process importing {LIGHT_IMPORTS} "
+                f"(medians of {rounds}, interleaved)", median[name], "s", median[name] / median["imports"],
+                CLI_START_TARGET, better="lower", reference=f"python -c '{LIGHT_IMPORTS}'",
+                reference_rate=median["imports"])
+            for name in ("cli-help-vs-imports", "cli-list-vs-imports")]
 
 
 #: seconds from SIGINT to the exit of a running 'analyzer run' (the issue's "stop within 2 s")
@@ -254,6 +301,7 @@ def run_suite(names: list[str] | None = None, *, quick: bool = False, smoke: boo
             rows.append(memory_row(work, quick, process.memory, process.memory_describe, smoke))
         if "cli" in extras:
             rows += cli_rows(work, process.cli, rounds=1 if smoke else 3)
+            rows += cli_start_rows(work)
             rows.append(stop_latency_row(work, process.stop, rounds=1 if quick else 3))
     return rows
 
@@ -297,16 +345,49 @@ def ratio_figure(rows: list[dict]):
     return fig
 
 
+def _cell(value, fmt: str) -> str:
+    return "" if value is None else format(value, fmt)
+
+
 def print_table(rows: list[dict], console) -> None:
+    """The rows as a table (the figures of :func:`analyzer.bench.harness.compare` beside each
+    kernel row: 1-thread ratio, 2-thread efficiency, load, draws per trial, fraction of the RNG
+    bound, status)."""
     from rich.table import Table
 
     table = Table(title="analyzer bench", title_justify="left")
-    for col in ("name", "rate", "ratio", "target", "met"):
+    # 1-thr: the 1-thread ratio; eff: 2-thread efficiency; draws: per trial; RNG: fraction of the RNG bound
+    for col in ("name", "rate", "ratio", "target", "met", "1-thr", "eff", "load", "draws", "RNG", "status"):
         table.add_column(col, justify="left" if col == "name" else "right")
     for r in rows:
         table.add_row(r["name"], f"{r['rate']:.4g} {r['unit']}", f"{r['ratio']:.3g}",
-                      f"{'≥' if r['better'] == 'higher' else '≤'} {r['ratio_target']:g}", "yes" if r["met"] else "NO")
+                      f"{'≥' if r['better'] == 'higher' else '≤'} {r['ratio_target']:g}", "yes" if r["met"] else "NO",
+                      _cell(r.get("ratio_1_thread"), ".3g"), _cell(r.get("efficiency"), ".2f"),
+                      _cell(r.get("load"), ".2f"), _cell(r.get("draws_per_trial"), ".4g"),
+                      _cell(r.get("rng_fraction"), ".3g"), r.get("status") or "")
     console.print(table)
+
+
+#: how many rows :func:`bound_summary` names
+FURTHEST = 3
+
+
+def bound_summary(rows: list[dict], n: int = FURTHEST) -> list[str]:
+    """The ``n`` kernel rows furthest from their RNG bound (lowest ``rng_fraction``; one row per
+    kernel and point: the ``:table-vs-dice`` rows repeat their table kernel's figures) and what
+    bounds each: the largest share of its 1-thread split (draws, recording, control flow and
+    memory; :class:`analyzer.bench.draws.Profile`)."""
+    kernel_rows = [r for r in rows if r.get("rng_fraction") is not None and not r["name"].endswith(":table-vs-dice")]
+    if not kernel_rows:
+        return []
+    lines = [f"furthest from the RNG bound (trials/s x draws/trial / raw draws/s; bound decided by the largest share "
+             f"of a trial's time on 1 thread: draws = draws/trial / raw 1-thread draws/s, recording = time recording "
+             f"every trial - time recording none, control flow and memory = the rest):"]
+    for r in sorted(kernel_rows, key=lambda r: r["rng_fraction"])[:n]:
+        lines.append(f"  {r['name']}: {r['rng_fraction']:.3g} of the bound, {r['draws_per_trial']:.4g} draws/trial; "
+                     f"bound by {r['bound']} (draws {r['rng_share']:.0%}, recording {r['recording_share']:.0%}, "
+                     f"control flow and memory {r['trial_share']:.0%})")
+    return lines
 
 
 def dumps(rows: list[dict]) -> str:

@@ -2,13 +2,19 @@
 
 The Typer app, built from the command modules (one per command or small family: ``run`` and
 ``exact`` in :mod:`analyzer.cli.run`, ``matchup`` and ``solve`` in :mod:`analyzer.cli.balance`), each
-command wrapped in the one error handler :func:`analyzer.cli.common.reported`; and :func:`main`."""
+command wrapped in the one error handler :func:`analyzer.cli.common.reported`; and :func:`main`.
+
+The command modules are imported when needed (issue 32: ``analyzer list`` starts within 2.5x of
+importing typer, pydantic, yaml and rich): :func:`main` given a command name first builds an
+app of that command alone; ``app`` and ``COMMANDS`` (every command: ``--help``, the docs, the
+tests) are built on first use (:func:`__getattr__`)."""
 from __future__ import annotations
+
+import importlib
+import sys
 
 import typer
 
-from analyzer.cli import balance, bench, catalog, compare, data, index, init, plot, report, run, schema, sensitivity, \
-    validate
 from analyzer.cli.common import Group, fail, reported
 
 HELP = ("Monte-Carlo balance analyzer for tabletop wargames.\n\n"
@@ -20,11 +26,21 @@ HELP = ("Monte-Carlo balance analyzer for tabletop wargames.\n\n"
 #: The commands, in the order ``analyzer --help`` (and the README's reference) lists them; a
 #: :class:`~analyzer.cli.common.Group` is a family of sub-commands (``analyzer data check``), listed
 #: after the single commands.
-COMMANDS = {"run": run.run, "exact": run.exact, "compare": compare.compare, "validate": validate.validate,
-            "list": catalog.list_, "examples": init.examples, "init": init.init, "report": report.report,
-            "index": index.index, "sensitivity": sensitivity.sensitivity,
-            "plot": plot.plot, "bench": bench.bench, "matchup": balance.matchup, "solve": balance.solve,
-            "schema": schema.schema, "data": data.GROUP}
+#: command name -> (module of :mod:`analyzer.cli`, its function or Group); ``COMMANDS`` is this
+#: table loaded (:func:`load_commands`)
+COMMAND_SOURCES = {"run": ("run", "run"), "exact": ("run", "exact"), "compare": ("compare", "compare"),
+                   "validate": ("validate", "validate"), "list": ("catalog", "list_"),
+                   "examples": ("init", "examples"), "init": ("init", "init"), "report": ("report", "report"),
+                   "index": ("index", "index"), "sensitivity": ("sensitivity", "sensitivity"),
+                   "plot": ("plot", "plot"), "bench": ("bench", "bench"), "matchup": ("balance", "matchup"),
+                   "solve": ("balance", "solve"), "schema": ("schema", "schema"), "data": ("data", "GROUP")}
+
+
+def load_commands(names=None) -> dict:
+    """The commands ``names`` (all by default, in :data:`COMMAND_SOURCES` order): name -> function
+    or :class:`~analyzer.cli.common.Group`, importing their modules."""
+    return {name: getattr(importlib.import_module(f"analyzer.cli.{module}"), attr)
+            for name, (module, attr) in COMMAND_SOURCES.items() if names is None or name in names}
 
 
 #: ``-h`` as well as ``--help``, on the app and on every command
@@ -72,7 +88,24 @@ def build(commands: dict) -> typer.Typer:
     return cli
 
 
-app = build(COMMANDS)
+def __getattr__(name: str):
+    """``app`` and ``COMMANDS``: every command, loaded on first use (then kept)."""
+    if name == "COMMANDS":
+        globals()["COMMANDS"] = load_commands()
+        return globals()["COMMANDS"]
+    if name == "app":
+        globals()["app"] = build(__getattr__("COMMANDS"))
+        return globals()["app"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def app_for(argv: list[str]) -> typer.Typer:
+    """The app :func:`main` runs for the arguments ``argv``: when the first is a command's name,
+    an app of that command alone (it parses, helps and fails as the full app does for that
+    command); otherwise (``--help``, ``--version``, no or an unknown command) the full app."""
+    if argv and argv[0] in COMMAND_SOURCES:
+        return build(load_commands({argv[0]}))
+    return __getattr__("app")
 
 
 #: Most numba threads ``NUMBA_NUM_THREADS`` may ask for: 4 per usable core, never more than 1024
@@ -108,7 +141,7 @@ def main() -> None:  # entry point
         check_thread_env()
     except typer.Exit as e:
         raise SystemExit(e.exit_code) from None
-    app()
+    app_for(sys.argv[1:])()
 
 
 if __name__ == "__main__":

@@ -61,6 +61,8 @@ def bench(
         typer.echo(bench_suite.dumps(rows))
     else:
         bench_suite.print_table(rows, err)
+    for line in bench_suite.bound_summary(rows):         # to stderr with --json too
+        err.print(line, highlight=False, markup=False)
         if smoke:
             err.print("--smoke: every row ran on too little work for its ratio to be compared with its target; "
                       "use --quick or no option for figures")

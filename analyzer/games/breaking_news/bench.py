@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import numba
 
-from analyzer.bench.harness import (STATEFUL_TARGET, interleaved_best, load_reference, register_benchmark, row, say,
-                                    scaled)
+from analyzer.bench.harness import STATEFUL_TARGET, load_reference, register_benchmark, sampling_rows, say, scaled
 from analyzer.bench.kernels import KernelBench, register_kernel_benches
 from analyzer.core.questions import SCENARIO_ROOT
 
@@ -23,59 +22,34 @@ POINT = 1
 #: kernel and reference trials of a full run
 TRIALS, REF_TRIALS = 1_000_000, 2_000
 TARGET_RATIO = STATEFUL_TARGET
-#: issue 16: one draw from the exact table should make a stateful kernel this much faster
-TABLE_TARGET = 2
 
 
 def bench_firefight(trials: int = TRIALS, ref_trials: int = REF_TRIALS, console=None) -> dict:
     """Kernel (table and dice) and reference trials/s on scenario 1 "Patrulla" (Marines 148 pts
     vs Taliban 147 pts, second point of scenarios/breaking_news/firefight_patrol.yaml: 40 cm)."""
     from analyzer.core import scenario as scenario_mod
-    from analyzer.run.batches import run_batches
     from analyzer.run.runner import prepare_point
 
-    runs = {}
+    prepared = {}
     for sampling in ("table", "dice"):
         sc = scenario_mod.load(SCENARIO)
         pt = sc.points[POINT]
         pt.rules["sampling"] = sampling
-        prep = prepare_point(sc, pt)
-        prep.run_kernel(1, 7, 0, 2, 64, 128)  # compile (or load from the cache) outside the timing
-
-        def kernel(prep=prep):
-            for _ in run_batches(prep, trials, seed=1, key=7):
-                pass
-        runs[sampling] = kernel
+        prepared[sampling] = prepare_point(sc, pt)
+        prepared[sampling].run_kernel(1, 7, 0, 2, 64, 128)  # compile (or load from the cache) outside the timing
     ref = load_reference(REFERENCE)
     params = pt.params.model_dump(mode="json", exclude_unset=True)
     rules = {k: v for k, v in pt.rules.items() if k != "sampling"}   # the reference rolls dice
     data = ref.load_data(str(SCENARIO.parent / "data"))
-    t_table, t_dice, t_ref = interleaved_best(
-        [runs["table"], runs["dice"], lambda: ref.simulate("firefight", params, rules, data, ref_trials, 1)], 3)
-    rate, dice_rate, ref_rate = trials / t_table, trials / t_dice, ref_trials / t_ref
-    threads = numba.get_num_threads()
-    for line in (
-        f"threads: {threads}  battle: Patrulla, US Marines (148 pts) vs Taliban (147 pts) at 40 cm",
-        f"firefight kernel trials/s, sampling table: {rate:,.0f}  ({trials:,} trials, best of 3 interleaved)",
-        f"firefight kernel trials/s, sampling dice:  {dice_rate:,.0f}",
-        f"pure-Python reference trials/s:            {ref_rate:,.0f}  ({ref_trials:,} trials)",
-        f"ratio table / reference:                   {rate / ref_rate:,.0f}  (target >= {TARGET_RATIO})",
-        f"ratio dice / reference:                    {dice_rate / ref_rate:,.0f}  (target >= {TARGET_RATIO})",
-        f"ratio table / dice:                        {rate / dice_rate:.2f}  (target >= {TABLE_TARGET})",
-    ):
-        say(console, line)
-    return {"threads": threads, "kernel_trials_per_s": rate, "kernel_dice_trials_per_s": dice_rate,
+    say(console, f"threads: {numba.get_num_threads()}  battle: Patrulla, US Marines (148 pts) vs Taliban (147 pts) "
+                 f"at 40 cm")
+    rows, timed = sampling_rows("bn-firefight", "firefight kernel", prepared["table"], prepared["dice"],
+                                lambda n: ref.simulate("firefight", params, rules, data, n, 1), trials, ref_trials,
+                                TARGET_RATIO, "one draw per shot/saves/morale test vs die by die", console)
+    rate, dice_rate, ref_rate = timed["table"]["rate"], timed["rolled"]["rate"], timed["reference"]["rate"]
+    return {"threads": numba.get_num_threads(), "kernel_trials_per_s": rate, "kernel_dice_trials_per_s": dice_rate,
             "reference_trials_per_s": ref_rate, "ratio": rate / ref_rate, "table_vs_dice": rate / dice_rate,
-            "rows": [
-                row("bn-firefight", "firefight kernel (sampling: table) trials/s vs pure-Python reference", rate,
-                    "trials/s", rate / ref_rate, TARGET_RATIO, reference="pure-Python reference",
-                    reference_rate=ref_rate),
-                row("bn-firefight:dice", "firefight kernel (sampling: dice) trials/s vs pure-Python reference",
-                    dice_rate, "trials/s", dice_rate / ref_rate, TARGET_RATIO, reference="pure-Python reference",
-                    reference_rate=ref_rate),
-                row("bn-firefight:table-vs-dice", "firefight kernel trials/s, one draw per shot/saves/morale test "
-                    "vs die by die", rate, "trials/s", rate / dice_rate, TABLE_TARGET, reference="sampling: dice",
-                    reference_rate=dice_rate)]}
+            "rows": rows}
 
 
 @register_benchmark("bn-firefight", questions=(("breaking_news", "firefight"),), scenarios=(SCENARIO,),

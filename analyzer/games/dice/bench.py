@@ -25,7 +25,8 @@ from functools import partial
 import numba
 import numpy as np
 
-from analyzer.bench.harness import declare_process_scenarios, interleaved_best, register_benchmark, row, say
+from analyzer.bench.harness import (Side, compare, declare_process_scenarios, figures_line, measure, prepared_runner,
+                                    register_benchmark, row, say)
 from analyzer.bench.kernels import point_index
 from analyzer.core.questions import SCENARIO_ROOT
 from analyzer.run import dice
@@ -58,56 +59,53 @@ def numpy_exploding_pool(n_dice: int, trials: int, rng: np.random.Generator,
 
 
 def bench_dice(n_dice: int = 10, trials: int = 4_000_000, console=None) -> dict:
-    """Raw draws/s, exploding-pool dice/s (kernel) and numpy dice/s, with ratios."""
+    """Raw draws/s, exploding-pool dice/s (kernel) and numpy dice/s, with ratios (interleaved
+    rounds, :func:`analyzer.bench.harness.measure`: the raw draws and the pool also on 1 thread)."""
+    from analyzer.bench.draws import raw_draws
+
     fv, fe = dice.hit_table()
     table = k.pool_table(fv, fe)
     cancel = k.pool_table(*dice.CANCEL_TABLE)
-    n_chunks = -(-trials // CHUNK_TRIALS)
-    draws = trials * n_dice
-    draw_chunk = -(-draws // n_chunks)
-
-    k.raw_draws(1, 0, 0, 2, 16, 32)
+    raw_draws(32)
     k.pool_kernel(1, 0, 0, 2, 16, 32, 64, (n_dice, *table, 0, *cancel, 1))
+    rolled = {}
 
-    rolled = [0]
-    # calls of at most BATCH_CHUNKS chunks, as the runner makes them: a kernel's outputs have a row
-    # per chunk, so one call over every chunk grows with the trials (10^10: MemoryError)
-    calls = list(batch_ranges(n_chunks))
-
-    def raw():
-        for lo, hi in calls:
-            k.raw_draws(1, 0, lo, hi, draw_chunk, draw_chunk * n_chunks)
-
-    def pool():
+    def pool(n):
+        # calls of at most BATCH_CHUNKS chunks, as the runner makes them: a kernel's outputs have a row
+        # per chunk, so one call over every chunk grows with the trials (10^10: MemoryError)
         total = 0
-        for lo, hi in calls:
-            _, _, c = k.pool_kernel(1, 0, lo, hi, CHUNK_TRIALS, trials, 128, (n_dice, *table, 0, *cancel, 1))
+        for lo, hi in batch_ranges(-(-n // CHUNK_TRIALS)):
+            _, _, c = k.pool_kernel(1, 0, lo, hi, CHUNK_TRIALS, n, 128, (n_dice, *table, 0, *cancel, 1))
             total += int(c[:, 1].sum())
-        rolled[0] = total
+        rolled[n] = total
 
     np_trials = min(trials, 1_000_000)
-    np_rolled = [0]
 
-    def numpy_pool():
-        _, r = numpy_exploding_pool(n_dice, np_trials, np.random.default_rng(1), fv, fe)
-        np_rolled[0] = r
+    def numpy_pool(n):
+        _, r = numpy_exploding_pool(n_dice, n, np.random.default_rng(1), fv, fe)
+        rolled["numpy"] = r
 
     # interleaved rounds, best time of each: a slow spell of the machine hits all three
-    t_raw, t_pool, t_np = interleaved_best([raw, pool, numpy_pool])
-    raw_per_s = draw_chunk * n_chunks / t_raw
-    pool_per_s = rolled[0] / t_pool
-    np_per_s = np_rolled[0] / t_np
-
+    timed = measure({"raw": Side(raw_draws, trials * n_dice), "pool": Side(pool, trials),
+                     "numpy": Side(numpy_pool, np_trials, threaded=False)}, rounds=5, raw=False)
+    pool_dice, np_dice = rolled[trials] / trials, rolled["numpy"] / np_trials     # dice per trial
+    raw_per_s = timed["raw"]["rate"]
+    pool_per_s = timed["pool"]["rate"] * pool_dice
+    np_per_s = timed["numpy"]["rate"] * np_dice
+    figures = {"dice-pool-vs-raw": compare(timed, "pool", "raw", scale=pool_dice),
+               "dice-pool-vs-numpy": compare(timed, "pool", "numpy", scale=pool_dice / np_dice)}
     out = {"threads": numba.get_num_threads(), "raw_draws_per_s": raw_per_s,
            "pool_dice_per_s": pool_per_s, "numpy_dice_per_s": np_per_s,
-           "pool_vs_raw": pool_per_s / raw_per_s, "pool_vs_numpy": pool_per_s / np_per_s}
+           "pool_vs_raw": pool_per_s / raw_per_s, "pool_vs_numpy": pool_per_s / np_per_s, "figures": figures}
     lines = [
         f"threads: {out['threads']}  pool: {n_dice} dice at 4+, 6 = 2 hits and explodes; {trials:,} trials",
         f"raw RNG draws/s (xoshiro256**):     {raw_per_s:,.0f}",
         f"exploding pool kernel dice/s:       {pool_per_s:,.0f}",
         f"numpy vectorised pool dice/s:       {np_per_s:,.0f}  ({np_trials:,} trials)",
         f"ratio pool / raw draws:             {out['pool_vs_raw']:.2f}  (target >= {POOL_RAW_TARGET:g})",
+        figures_line(figures["dice-pool-vs-raw"]),
         f"ratio pool / numpy:                 {out['pool_vs_numpy']:.1f}  (target >= {NUMPY_TARGET:g})",
+        figures_line(figures["dice-pool-vs-numpy"]),
     ]
     for line in lines:
         say(console, line)
@@ -118,10 +116,10 @@ def pool_rows(out: dict) -> list[dict]:
     """The rows ``dice-pool-vs-raw`` and ``dice-pool-vs-numpy`` of a :func:`bench_dice` result."""
     return [row("dice-pool-vs-raw", "exploding pool dice/s vs raw RNG draws/s", out["pool_dice_per_s"], "dice/s",
                 out["pool_vs_raw"], POOL_RAW_TARGET, reference="raw xoshiro256** draws/s",
-                reference_rate=out["raw_draws_per_s"]),
+                reference_rate=out["raw_draws_per_s"], figures=out["figures"]["dice-pool-vs-raw"]),
             row("dice-pool-vs-numpy", "exploding pool dice/s vs numpy vectorised", out["pool_dice_per_s"],
                 "dice/s", out["pool_vs_numpy"], NUMPY_TARGET, reference="numpy vectorised dice/s",
-                reference_rate=out["numpy_dice_per_s"])]
+                reference_rate=out["numpy_dice_per_s"], figures=out["figures"]["dice-pool-vs-numpy"])]
 
 
 @register_benchmark("dice", questions=((GAME, "pool"),), quick_trials=2_000_000)
@@ -170,7 +168,6 @@ DICE_TRIALS, DICE_QUICK_TRIALS, DICE_NUMPY_TRIALS = 20_000_000, 2_000_000, 1_000
 def bench_dice_question(name: str, console=None, trials: int | None = None) -> dict:
     """Trials/s of a generic dice question's kernel and of numpy vectorised on the same point."""
     from analyzer.core import scenario as scenario_mod
-    from analyzer.run.batches import run_batches
     from analyzer.run.runner import prepare_point
 
     question, rel, at, numpy_fn, describe = DICE_BENCHES[name]
@@ -183,26 +180,26 @@ def bench_dice_question(name: str, console=None, trials: int | None = None) -> d
     n_np = min(n, DICE_NUMPY_TRIALS)
     params = pt.params.model_dump()
 
-    def kernel():
-        for _ in run_batches(prep, n, seed=1, key=7):
-            pass
+    def vectorised(m):
+        numpy_fn(np.random.default_rng(1), m, n_bins=prep.n_bins, **params)
 
-    def vectorised():
-        numpy_fn(np.random.default_rng(1), n_np, n_bins=prep.n_bins, **params)
-
-    t_kernel, t_np = interleaved_best([kernel, vectorised], 3)
-    rate, np_rate = n / t_kernel, n_np / t_np
+    timed = measure({"kernel": Side(prepared_runner(prep), n, prepared=prep),
+                     "numpy": Side(vectorised, n_np, threaded=False)})
+    figures = compare(timed, "kernel", "numpy")
+    rate, np_rate = timed["kernel"]["rate"], timed["numpy"]["rate"]
     threads = numba.get_num_threads()
     where = f"{rel} point {point} ({', '.join(f'{k}={v}' for k, v in at.items())})"
     for line in (f"threads: {threads}  {describe}; {where}",
                  f"{question} kernel trials/s:          {rate:,.0f}  ({n:,} trials, best of 3)",
                  f"numpy vectorised trials/s:         {np_rate:,.0f}  ({n_np:,} trials, best of 3)",
-                 f"ratio kernel / numpy:              {rate / np_rate:,.1f}  (target >= {NUMPY_TARGET:g})"):
+                 f"ratio kernel / numpy:              {rate / np_rate:,.1f}  (target >= {NUMPY_TARGET:g})",
+                 figures_line(figures)):
         say(console, line)
     what = (f"{question} kernel trials/s vs numpy vectorised (no pure-Python reference exists for the generic "
             f"dice questions) on {where}: {describe}")
     return {"rows": [row(name, what, rate, "trials/s", rate / np_rate, NUMPY_TARGET,
-                         reference=f"numpy vectorised ({__name__})", reference_rate=np_rate, threads=threads)]}
+                         reference=f"numpy vectorised ({__name__})", reference_rate=np_rate, threads=threads,
+                         figures=figures)]}
 
 
 for _name, (_question, _rel, *_rest) in DICE_BENCHES.items():

@@ -23,7 +23,7 @@ import numpy as np
 
 from analyzer.bench.cluster import register_dask_benchmark
 from analyzer.bench.harness import (STATEFUL_TARGET, best_time, interleaved_best, load_reference, register_benchmark,
-                                    row, say, scaled)
+                                    row, sampling_rows, say, scaled)
 from analyzer.bench.kernels import KernelBench, register_kernel_benches
 from analyzer.core.questions import SCENARIO_ROOT
 from analyzer.run.runner import CHUNK_TRIALS
@@ -37,49 +37,30 @@ DUEL_TRIALS, DUEL_REF_TRIALS = 2_000_000, 4000
 
 def bench_duel(trials: int = DUEL_TRIALS, ref_trials: int = DUEL_REF_TRIALS, console=None) -> dict:
     """The duel kernel with ``sampling: table`` (one draw per attack) and ``sampling: dice``
-    (die by die) against the pure-Python reference, all timed in interleaved rounds."""
+    (die by die) against the pure-Python reference, all timed in interleaved rounds
+    (:func:`analyzer.bench.harness.sampling_rows`)."""
     import yaml
 
     from analyzer.core import scenario as scenario_mod
     from analyzer.run.runner import point_key, prepare_point
 
-    n_chunks = -(-trials // CHUNK_TRIALS)
-    runs = {}
+    prepared = {}
     for sampling in ("table", "dice"):
         sc = scenario_mod.load(DUEL_SCENARIO, trials=trials)
         point = sc.points[0]
         point.rules["sampling"] = sampling
-        prepared = prepare_point(sc, point)
+        prepared[sampling] = prepare_point(sc, point)
         key = point_key(sc, point)
-        prepared.run_kernel(sc.spec.seed, key, 0, 2, CHUNK_TRIALS, 2 * CHUNK_TRIALS)   # compile / load from cache
-        runs[sampling] = (lambda p=prepared, k=key, s=sc.spec.seed:
-                          p.run_kernel(s, k, 0, n_chunks, CHUNK_TRIALS, trials))
+        prepared[sampling].run_kernel(sc.spec.seed, key, 0, 2, CHUNK_TRIALS, 2 * CHUNK_TRIALS)  # compile / load
     ref = load_reference(REFERENCE)
     raw = yaml.safe_load(DUEL_SCENARIO.read_text())
     data = ref.load_data()
-    t_table, t_dice, t_ref = interleaved_best(
-        [runs["table"], runs["dice"],
-         lambda: ref.simulate("duel", raw["params"], raw.get("rules") or {}, data, ref_trials, 1)], rounds=3)
-    table_rate, dice_rate, r_rate = trials / t_table, trials / t_dice, ref_trials / t_ref
-    threads = numba.get_num_threads()
-    for line in (
-        f"threads: {threads}  scenario: {DUEL_SCENARIO.name} (battleship vs three cruisers, closing from 30in)",
-        f"duel kernel trials/s, sampling table: {table_rate:,.0f}  ({trials:,} trials, best of 3 interleaved)",
-        f"duel kernel trials/s, sampling dice:  {dice_rate:,.0f}",
-        f"pure-Python reference trials/s:       {r_rate:,.0f}  ({ref_trials:,} trials)",
-        f"ratio table / reference:              {table_rate / r_rate:,.0f}  (target >= {STATEFUL_TARGET})",
-        f"ratio dice / reference:               {dice_rate / r_rate:,.0f}  (target >= {STATEFUL_TARGET})",
-        f"ratio table / dice:                   {table_rate / dice_rate:.2f}  (target >= 2)",
-    ):
-        say(console, line)
-    return {"rows": [
-        row("dw-duel", "duel kernel (sampling: table) trials/s vs pure-Python reference", table_rate, "trials/s",
-            table_rate / r_rate, STATEFUL_TARGET, reference="pure-Python reference", reference_rate=r_rate),
-        row("dw-duel:dice", "duel kernel (sampling: dice) trials/s vs pure-Python reference", dice_rate, "trials/s",
-            dice_rate / r_rate, STATEFUL_TARGET, reference="pure-Python reference", reference_rate=r_rate),
-        row("dw-duel:table-vs-dice", "duel kernel trials/s, one draw per attack vs die by die", table_rate,
-            "trials/s", table_rate / dice_rate, 2, reference="sampling: dice", reference_rate=dice_rate),
-    ]}
+    say(console, f"threads: {numba.get_num_threads()}  scenario: {DUEL_SCENARIO.name} (battleship vs three cruisers, "
+                 f"closing from 30in)")
+    rows, _ = sampling_rows("dw-duel", "duel kernel", prepared["table"], prepared["dice"],
+                            lambda n: ref.simulate("duel", raw["params"], raw.get("rules") or {}, data, n, 1), trials,
+                            ref_trials, STATEFUL_TARGET, "one draw per attack vs die by die", console)
+    return {"rows": rows}
 
 
 def bench_attack_exact(n_dice: int = 40, console=None) -> dict:
