@@ -247,7 +247,7 @@ def write_run(scenario: Scenario, results: list[PointResult], out_root: Path, *,
     execution = execution or LOCAL.describe()
     summary = outputs.summary_dict(scenario, results, mode, execution=execution)
     if into is None:
-        tmp, final = outputs.new_run_dir(Path(out_root), scenario.name, scenario.digest)
+        tmp, final = outputs.new_run_dir(Path(out_root), outputs.folder_name(scenario), scenario.digest)
     else:
         tmp = outputs.new_partial_dir(Path(into).parent)
     try:
@@ -469,13 +469,17 @@ def _check_init_dest(dest: Path) -> None:
 
 
 def write_comparison(cmp: Comparison, out_root: Path) -> Path:
-    """A comparison folder ``<out>/<A>-vs-<B>/<run-id>/``: ``comparison.json`` (A, B and the
-    paired differences B - A with CIs, placeholders, provenance) and ``report.html``."""
+    """A comparison folder ``<out>/<A file>-vs-<B file>/<run-id>/``: ``comparison.json`` (A, B and
+    the paired differences B - A with CIs, placeholders, provenance), ``answers.parquet``
+    (:func:`analyzer.outputs.answers.comparison_table`), ``comparison.png`` and ``report.html``."""
+    from analyzer.outputs.answers import comparison_table
     doc = comparison_doc(cmp)
     digest = f"{cmp.a.digest[:8]}{cmp.b.digest[:8]}"
-    with outputs.RunFolderBuild(Path(out_root), f"{cmp.a.name}-vs-{cmp.b.name}", digest) as build:
+    name = f"{outputs.folder_name(cmp.a)}-vs-{outputs.folder_name(cmp.b)}"
+    with outputs.RunFolderBuild(Path(out_root), name, digest) as build:
         tmp = build.tmp
         outputs.write_document(tmp, COMPARISON_JSON, doc)
+        outputs.write_parquet(comparison_table(cmp.results_a, cmp.results_b, cmp.points), tmp / ANSWERS_TABLE)
         report.write_report(tmp)
     return build.path
 

@@ -51,23 +51,11 @@ class Result:
         """The tidy answers table (``answers.parquet``'s columns). A comparison's has a ``side``
         column: ``a``, ``b`` (each side's own estimates) and ``b_minus_a`` (the paired differences,
         the rows that answer the comparison)."""
-        import pandas as pd
-
-        from analyzer.outputs.answers import answers_table
+        from analyzer.outputs.answers import answers_table, comparison_table
         if self.mode != "comparison":
             table = answers_table(self.points)
         else:
-            a, b = answers_table(list(self.baseline_points)), answers_table(self.points)
-            a.insert(0, "side", "a")
-            b.insert(0, "side", "b")
-            diffs = b[b["row"] == "metric"].copy()
-            diffs["side"] = "b_minus_a"
-            by_point = {d["point"]: d["metrics"] for d in self.differences}
-            for stat in ("mean", "se", "ci_low", "ci_high"):
-                diffs[stat] = [by_point[pt][m]["diff_b_minus_a"][stat]
-                               for pt, m in zip(diffs["point"], diffs["metric"])]
-            table = pd.concat([a, b, diffs], ignore_index=True)
-            table["side"] = table["side"].astype("string")
+            table = comparison_table(list(self.baseline_points), self.points, list(self.differences))
         if library == "polars":
             import polars as pl
             return pl.from_pandas(table)

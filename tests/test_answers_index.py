@@ -2,6 +2,7 @@
 as rows keyed by point) and ``analyzer index`` (polars: every run's answers in one table, an index
 page with each scenario's latest report), also written by itself after a run of several scenarios."""
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -96,7 +97,7 @@ def test_index_table_is_the_union_of_the_runs_answer_tables(batch):
     _run("index", str(batch))
     combined = pl.read_parquet(batch / "index.parquet")
     run_dirs = sorted({p.parent for p in batch.rglob("answers.parquet")})
-    assert len(run_dirs) == len(list(batch.glob("*/*/manifest.json"))) >= 10   # one per scenario of the folder
+    assert len(run_dirs) == len([p for p in batch.glob("*/*/manifest.json") if p.parent.name != "latest"]) >= 10
     assert combined["run"].n_unique() == len(run_dirs)
     assert combined.height == sum(pl.read_parquet(d / "answers.parquet").height for d in run_dirs)
     for d in run_dirs:
@@ -122,7 +123,7 @@ def test_index_lists_what_it_cannot_use_and_escapes_names(batch, tmp_path):
     """A run folder without answers.parquet (an older version), an incomplete one and a link are
     listed with the reason and add no rows; a scenario name is text on the page, never markup."""
     root = tmp_path / "results"
-    shutil.copytree(batch, root)
+    shutil.copytree(batch, root, symlinks=True)         # each scenario folder's latest stays a link
     runs = sorted(p.parent for p in root.rglob("answers.parquet"))
     (runs[0] / "answers.parquet").unlink()
     manifest = json.loads((runs[1] / "manifest.json").read_text())
@@ -145,6 +146,30 @@ def test_index_lists_what_it_cannot_use_and_escapes_names(batch, tmp_path):
     assert combined.height == sum(pl.read_parquet(d / "answers.parquet").height for d in runs[2:])
     page = (root / "index.html").read_text()
     assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)" in page
+
+
+def test_index_follows_each_scenario_folders_latest(batch, tmp_path):
+    """Each scenario folder's ``latest`` (a link the run wrote, :func:`analyzer.outputs.writer.mark_latest`)
+    is not a run to list or skip: the page's "latest" link goes to the run it names, even when
+    another run of the folder says it was created later."""
+    root = tmp_path / "results"
+    shutil.copytree(batch, root, symlinks=True)
+    runs = sorted(p.parent for p in root.rglob("answers.parquet"))
+    named = runs[0]
+    assert os.readlink(named.parent / "latest") == named.name
+    later = named.parent / "29990101T000000-later"
+    shutil.copytree(named, later)
+    manifest = json.loads((later / "manifest.json").read_text())
+    manifest["created_utc"] = "2999-01-01T00:00:00+00:00"
+    (later / "manifest.json").write_text(json.dumps(manifest))
+    r = runner.invoke(app, ["index", str(root), "--json"])
+    assert r.exit_code == 0, r.stderr
+    info = json.loads(r.stdout)
+    assert not [k for k in info["skipped"] if k.endswith("/latest")]
+    assert len(info["runs"]) == len(runs) + 1
+    page = (root / "index.html").read_text()
+    assert f'<a href="{named.parent.name}/{named.name}/report.html">latest</a>' in page
+    assert f'<a href="{named.parent.name}/{later.name}/report.html">latest</a>' not in page
 
 
 def test_index_refuses_what_is_not_a_folder(tmp_path):

@@ -32,7 +32,7 @@ def invoke(*args):
 
 
 def run_dirs(out: Path):
-    return [p for p in out.rglob("*") if p.is_dir() and (p / "summary.json").exists()]
+    return [p for p in out.rglob("*") if p.is_dir() and not p.is_symlink() and (p / "summary.json").exists()]
 
 
 def test_run_writes_tables_plots_and_json(tmp_path):

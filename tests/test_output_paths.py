@@ -62,7 +62,7 @@ def test_a_link_in_the_output_tree_is_not_followed_out(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     (out / "victim").symlink_to(elsewhere, target_is_directory=True)
-    sc = scenario_file(tmp_path / "in", {**COUNT, "name": "victim"})
+    sc = scenario_file(tmp_path / "in", {**COUNT, "name": "victim"}, "victim.yaml")   # name and file alike
     with pytest.raises(ValueError, match="outside the output folder"):
         api.write_run(scenario_mod.load(sc), api.run(scenario_mod.load(sc)), out, mode="monte_carlo",
                       threads=1, wall_seconds=0.0)
@@ -134,3 +134,84 @@ def test_random_names_never_write_outside_out(tmp_path_factory, name):
     assert new
     real_out = Path(os.path.realpath(out))
     assert all(real_out in Path(os.path.realpath(p)).parents for p in new if p != out and p != out.parent)
+
+
+# --- results/<scenario>/latest (issue 31) -------------------------------------------------------
+def _exact_run(sc: Path, out: Path) -> Path:
+    loaded = scenario_mod.load(sc)
+    run_dir, _ = api.write_run(loaded, api.exact(loaded), out, mode="exact", threads=1, wall_seconds=0.0)
+    return run_dir
+
+
+def test_latest_names_the_newest_complete_run_and_never_a_partial_one(tmp_path, monkeypatch):
+    """Used to: no ``latest``. Now ``<scenario folder>/latest`` is a relative link to the run folder
+    completed last, replaced atomically; a run that fails while writing leaves it where it was."""
+    from analyzer.outputs import writer
+    sc = scenario_file(tmp_path / "in", COUNT)
+    out = tmp_path / "out"
+    first = _exact_run(sc, out)
+    latest = first.parent / "latest"
+    assert latest.is_symlink() and os.readlink(latest) == first.name
+    second = _exact_run(sc, out)
+    assert second != first and os.readlink(latest) == second.name and latest.resolve() == second.resolve()
+    assert writer.read_latest(first.parent) == second.name
+
+    def broken(*a, **k):
+        raise RuntimeError("disk full while drawing")
+    monkeypatch.setattr(api.plots, "render", broken)
+    with pytest.raises(RuntimeError):
+        _exact_run(sc, out)
+    assert os.readlink(latest) == second.name
+    assert sorted(p.name for p in first.parent.iterdir()) == sorted([first.name, second.name, "latest"])
+
+
+def test_a_checkpointed_run_marks_latest_once_complete(tmp_path):
+    sc = scenario_file(tmp_path / "in", COUNT)
+    r = runner.invoke(app, ["run", str(sc), "--out", str(tmp_path / "out"), "--no-progress"])
+    assert r.exit_code == 0, r.stderr
+    (manifest,) = [p for p in (tmp_path / "out").rglob("manifest.json")]      # rglob follows no link
+    assert json.loads(manifest.read_text())["status"] == "complete"
+    assert os.readlink(manifest.parent.parent / "latest") == manifest.parent.name
+
+
+@pytest.mark.parametrize("planted", ["link_out", "file", "dangling"])
+def test_a_planted_latest_is_replaced_never_written_through(tmp_path, planted):
+    """A ``latest`` someone left in the scenario folder (a link to a folder elsewhere, a file, a
+    link to nothing) is replaced by the run's own link; nothing is written where it pointed."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    sc = scenario_file(tmp_path / "in", COUNT)
+    out = tmp_path / "out"
+    (out / "s").mkdir(parents=True)
+    latest = out / "s" / "latest"
+    if planted == "link_out":
+        latest.symlink_to(elsewhere, target_is_directory=True)
+    elif planted == "file":
+        latest.write_text("../../elsewhere\n")
+    else:
+        latest.symlink_to(tmp_path / "nothing")
+    from analyzer.outputs import writer
+    if planted == "file":
+        assert writer.read_latest(out / "s") is None            # a name that leaves the folder is not read
+    run_dir = _exact_run(sc, out)
+    assert latest.is_symlink() and os.readlink(latest) == run_dir.name
+    assert list(elsewhere.iterdir()) == [] and not (tmp_path / "nothing").exists()
+
+
+def test_latest_is_a_plain_file_where_links_cannot_be_made(tmp_path, monkeypatch):
+    from analyzer.outputs import writer
+
+    def no_links(*a, **k):
+        raise OSError(1, "Operation not permitted")
+    monkeypatch.setattr(writer.os, "symlink", no_links)
+    run_dir = _exact_run(scenario_file(tmp_path / "in", COUNT), tmp_path / "out")
+    latest = run_dir.parent / "latest"
+    assert not latest.is_symlink() and latest.read_text() == f"{run_dir.name}\n"
+    assert writer.read_latest(run_dir.parent) == run_dir.name
+
+
+def test_run_folders_follow_the_scenario_file_not_its_name(tmp_path):
+    sc = scenario_file(tmp_path / "in", {**COUNT, "name": "Some Name"}, "my_file.yaml")
+    r = runner.invoke(app, ["run", str(sc), "--out", str(tmp_path / "out"), "--no-progress"])
+    assert r.exit_code == 0, r.stderr
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["my_file"]

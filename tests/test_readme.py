@@ -182,7 +182,7 @@ def test_readme_commands_and_tutorial_run_as_written(tmp_path):
     assert saved, "no '# save as:' block: the tutorial writes no scenario"
     assert len(ran) >= 2
     # what the commands say they write
-    assert list((work / "results").glob("attack-ad-grid/*/points.parquet")), "make demo wrote no run folder"
-    for name in ("broadside", "broadside-sweep"):
+    assert list((work / "results").glob("attack_ad_grid/*/points.parquet")), "make demo wrote no run folder"
+    for name in ("broadside", "broadside_sweep"):
         assert list((work / "results" / name).glob("*/report.html")), f"no run folder for {name}"
-    assert list((work / "results").glob("broadside-vs-broadside-linked/*/comparison.json"))
+    assert list((work / "results").glob("broadside-vs-broadside_linked/*/comparison.json"))

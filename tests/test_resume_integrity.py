@@ -519,7 +519,7 @@ def test_sigterm_while_the_outputs_are_written_completes_them_then_exits_143(run
         monkeypatch.undo()
         interrupt._received.clear()        # the flag outlives handling(): later in-process runs would stop
     assert res.exit_code == 143, (res.exit_code, res.stderr, res.exception)
-    (run,) = (tmp_path / "out").glob("s/*")
+    (run,) = [p for p in (tmp_path / "out").glob("s/*") if p.name != "latest"]
     assert "interrupted by SIGTERM" in res.stderr and "the run is complete" in res.stderr, res.stderr
     assert "Traceback" not in res.stderr
     assert json.loads((run / "manifest.json").read_text())["status"] == "complete"
@@ -609,4 +609,7 @@ def test_random_tampering_is_refused_in_one_line_or_changes_nothing(runs, kind, 
         else:
             _same_tables(run, runs["ref"])
             assert json.loads((run / "manifest.json").read_text())["status"] == "complete"
+            latest = run.parent / "latest"          # the one entry a completed run adds beside its folder
+            assert latest.is_symlink() and os.readlink(latest) == run.name
+            latest.unlink()
         assert _snapshot(runs["base"], run) == before

@@ -270,7 +270,8 @@ def test_bench_dice_runs_its_kernels_in_batch_sized_calls(monkeypatch):
             spans.append(args[3] - args[2])
             return _real(*args)
         monkeypatch.setattr(dice_bench.k, name, wrapped)
-    monkeypatch.setattr(dice_bench, "interleaved_best", lambda fns, rounds=5: [fn() or 1.0 for fn in fns])  # one round
+    real_measure = dice_bench.measure
+    monkeypatch.setattr(dice_bench, "measure", lambda sides, rounds=5, raw=True: real_measure(sides, 1, raw))  # one round
     out = dice_bench.bench_dice(10, BATCH_CHUNKS * CHUNK_TRIALS + 1)
     timed = spans[2:]                                     # after the two warm-up calls
     assert timed and max(timed) <= BATCH_CHUNKS and BATCH_CHUNKS + 1 not in timed, spans

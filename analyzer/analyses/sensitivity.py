@@ -68,6 +68,10 @@ class Sensitivity:
     trials: int
     effects: list[Effect] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)   # used values that are not numbers
+    game: str = ""
+    question: str = ""
+    seed: int | None = None
+    created_utc: str = ""      # when the variants finished (UTC, ISO seconds)
 
     def ranked(self) -> list[Effect]:
         """Valid effects by decreasing |effect|, then the ones that could not run."""
@@ -292,7 +296,7 @@ def run(sc: scenario_mod.Scenario, *, metric: str | None = None, trials: int | N
     batches, base_acc = _base_batches(sc, base_prepared, key, trials, chunk_size)
     m = base_prepared.metrics[m_index]
     result = Sensitivity(sc.name, metric, base_acc.summary(m_index, m.scale, m.is_probability).mean, trials,
-                         skipped=skipped)
+                         skipped=skipped, game=sc.spec.game, question=sc.spec.question, seed=sc.spec.seed)
     with tempfile.TemporaryDirectory(prefix="sensitivity-") as tmp:
         for i, v in enumerate(vs):
             if on_variant:
@@ -319,89 +323,45 @@ def run(sc: scenario_mod.Scenario, *, metric: str | None = None, trials: int | N
                 effect.mean, effect.se, effect.ci_low, effect.ci_high = d.mean, d.se, d.ci_low, d.ci_high
             shutil.rmtree(folder, ignore_errors=True)
             result.effects.append(effect)
+    import datetime as dt
+    result.created_utc = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     return result
 
 
-TORNADO_TOP = 15
-
-
-def tornado_figure(result: Sensitivity, top: int = TORNADO_TOP):
-    """The ``top`` values with the largest effect: per value, a bar from 0 to the effect of
-    each variant (one step down, one step up, or each other reading), with its 95% CI."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    ok = [e for e in result.effects if not e.error]
-    by_what: dict[str, list[Effect]] = {}
-    for e in ok:
-        by_what.setdefault(e.variant.what, []).append(e)
-    order = sorted(by_what, key=lambda w: -max(abs(e.mean) for e in by_what[w]))[:top]
-    fig, ax = plt.subplots(figsize=(9, 0.45 * max(len(order), 3) + 1.8))
-    for row, what in enumerate(reversed(order)):
-        effects = by_what[what]
-        none = [e for e in effects if e.mean == 0 and e.se == 0]   # every paired batch equal (CI still > 0 wide)
-        moved = [e for e in effects if e not in none]
-        readings = any(e.variant.kind in ("rule option", "what-if rule") for e in moved)
-        for k, e in enumerate(moved):
-            spread = len(moved) > 2 or (readings and len(moved) > 1)   # one bar per other reading
-            y = row + (0.5 / len(moved) * (k - (len(moved) - 1) / 2) if spread else 0)
-            colour = "tab:blue" if _is_lower(e.variant) else "tab:orange"
-            ax.barh(y, e.mean, color=colour, alpha=0.75, height=0.6 / len(moved) if spread else 0.6)
-            ax.plot([e.ci_low, e.ci_high], [y, y], color="black", lw=1)
-            ax.annotate(f" {e.variant.value!r} ", (e.mean, y), fontsize=7, va="center",
-                        ha="left" if e.mean >= 0 else "right")
-        if none:
-            ax.annotate(f"  {NO_DETECTABLE_EFFECT}: " + ", ".join(repr(e.variant.value) for e in none), (0, row), fontsize=7,
-                        va="center", ha="left", color="gray")
-    ax.set_yticks(range(len(order)), [_short(w, by_what[w][0].variant.kind) for w in reversed(order)], fontsize=8)
-    ax.axvline(0, color="gray", lw=0.8)
-    ax.set_ylim(-0.7, len(order) - 0.3)
-    ax.set_xlabel(f"change of mean {result.metric} (B − A, 95% CI; base {result.base_mean:.4g})")
-    ax.set_title(f"{result.scenario}: what moves mean {result.metric} most, one value at a time\n"
-                 f"blue = one step down or another reading, orange = one step up; black = 95% CI", fontsize=9)
-    fig.tight_layout()
-    return fig
-
-
-def _is_lower(v: Variant) -> bool:
-    try:
-        return float(v.value) < float(v.base)
-    except (TypeError, ValueError):
-        return True
-
-
-def _short(what: str, kind: str) -> str:
-    text = what if len(what) <= 48 else "…" + what[-47:]
-    return f"{text} [{kind}]"
+def tornado_figure(result: Sensitivity, top: int | None = None):
+    """The tornado chart of ``result`` (:func:`analyzer.outputs.compare_plots.tornado_figure`)."""
+    from analyzer.outputs import compare_plots
+    return compare_plots.tornado_figure(document(result), top or compare_plots.TORNADO_TOP)
 
 
 def document(result: Sensitivity) -> dict:
     """What sensitivity.json holds (before its format stamp): the ranked variants as rows."""
     import json
     rows = [dict(rank=i + 1, **e.row()) for i, e in enumerate(result.ranked())]
-    doc = {"scenario": result.scenario, "metric": result.metric, "base_mean": result.base_mean,
+    doc = {"scenario": result.scenario, "game": result.game, "question": result.question, "seed": result.seed,
+           "created_utc": result.created_utc, "metric": result.metric, "base_mean": result.base_mean,
            "trials": result.trials, "variants": rows, "not_perturbed": result.skipped}
     return json.loads(json.dumps(doc, default=str))
 
 
-def write(result: Sensitivity, out_root: Path, digest: str) -> Path:
-    """``<out>/<scenario>-sensitivity/<run-id>/``: sensitivity.parquet (one row per variant,
-    ranked), sensitivity.json and tornado.png; written atomically like a run folder."""
+def write(result: Sensitivity, out_root: Path, digest: str, folder_name: str | None = None) -> Path:
+    """``<out>/<folder_name>-sensitivity/<run-id>/`` (``folder_name``: the scenario file's stem,
+    default the scenario's name): sensitivity.parquet (one row per variant, ranked),
+    sensitivity.json, answers.parquet (:func:`analyzer.outputs.answers.sensitivity_table`),
+    tornado.png and report.html; written atomically like a run folder."""
     import pandas as pd
 
+    from analyzer.outputs import compare_plots, report
     from analyzer.outputs import writer as outputs
-    from analyzer.core import paths
+    from analyzer.outputs.answers import sensitivity_table
+    from analyzer.outputs.reader import ANSWERS_TABLE
     from analyzer.core.formats import SENSITIVITY_JSON
-    with outputs.RunFolderBuild(Path(out_root), f"{result.scenario}-sensitivity", digest) as build:
+    doc = document(result)
+    with outputs.RunFolderBuild(Path(out_root), f"{folder_name or result.scenario}-sensitivity", digest) as build:
         tmp = build.tmp
-        rows = [dict(rank=i + 1, **e.row()) for i, e in enumerate(result.ranked())]
-        outputs.write_parquet(pd.DataFrame(rows), tmp / "sensitivity.parquet")
-        outputs.write_document(tmp, SENSITIVITY_JSON, document(result))
-        fig = tornado_figure(result)
-        from analyzer.outputs.plots import bounded_bbox
-        bounded_bbox(fig, dpi=120)          # at most MAX_FIGURE_PX a side, every text drawn literally
-        paths.write_atomic(tmp, "tornado.png", lambda fh: fig.savefig(fh, format="png", dpi=120))
-        import matplotlib.pyplot as plt
-        plt.close(fig)
+        outputs.write_parquet(pd.DataFrame(doc["variants"]), tmp / "sensitivity.parquet")
+        outputs.write_document(tmp, SENSITIVITY_JSON, doc)
+        outputs.write_parquet(sensitivity_table(doc), tmp / ANSWERS_TABLE)
+        compare_plots.save(compare_plots.tornado_figure(doc), tmp, compare_plots.TORNADO_FIGURE)
+        report.write_report(tmp)
     return build.path

@@ -130,7 +130,7 @@ def matchup(
     # contender names in full (issue 28): the other columns wrap first
     err.print(_names_table(
         f"{sc.name}: Bradley–Terry ratings relative to {doc['reference']} ({mode}, {m.trials:,} trials per "
-        f"{'pair' if mode == 'seated' else 'contender'})",
+        f"{'pair' if mode == 'seated' else 'contender'}; {doc['placeholder_count']} placeholder value(s) used)",
         ["rank", "contender", "rating [95% CI]", "P(beats reference)", "mean score", "cost"],
         [[str(x["rank"]), x["contender"], f"{x['rating']:+.3f} [{x['ci_low']:+.3f}, {x['ci_high']:+.3f}]",
           f"{x['p_beats_reference']:.3f}", f"{x['mean_score_vs_field']:.3f}",

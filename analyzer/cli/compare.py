@@ -23,13 +23,14 @@ def compare(
     threads: Optional[int] = typer.Option(None, help="Worker threads."),
     json_out: bool = typer.Option(False, "--json", help="Print the comparison JSON to stdout only."),
     out: Path = typer.Option(Path("results"), help="Root folder for the comparison folder (comparison.json, "
-                                                   "report.html)."),
+                                                   "comparison.png, report.html)."),
     write: bool = typer.Option(True, help="Write the comparison folder."),
     force: bool = typer.Option(False, help="Allow more than 10^10 trials per point, or in all (A and B at every "
                                            "point)."),
 ):
     """Run A and B on common random numbers; report A, B and the paired difference B - A
-    (console, and a folder with comparison.json and report.html). Ctrl-C / SIGTERM stop it
+    (console, and a folder with comparison.json, the figure comparison.png and report.html,
+    which leads with B - A of the primary metric). Ctrl-C / SIGTERM stop it
     between kernel calls (exit 130 / 143; nothing is written)."""
     set_threads(threads)
     sa = load_all([str(a)], trials=trials, seed=seed, force=force)[0]
@@ -73,3 +74,4 @@ def compare(
     print_provenance(placeholders, examples, where="compare --json")
     if folder is not None:
         answer_console.print(f"[green]wrote[/] {escape(str(folder))}")
+        answer_console.print(f"report: {escape(str(folder / 'report.html'))}", highlight=False)

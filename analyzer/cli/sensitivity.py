@@ -34,9 +34,11 @@ def sensitivity(
     example-derived value and placeholder default the point uses is moved one step down and
     up (integers by 1, other numbers by 10%), and every rule option switched to each other
     reading; each variant runs against the scenario on common random numbers, so each effect
-    comes with the 95% CI of B - A. Writes sensitivity.parquet, sensitivity.json and a
-    tornado chart."""
+    comes with the 95% CI of B - A. Writes <out>/<scenario file>-sensitivity/<run-id>/:
+    sensitivity.parquet, sensitivity.json, answers.parquet, a tornado chart and report.html
+    (the answer first: what moves the metric most)."""
     from analyzer.analyses import sensitivity as sens
+    from analyzer.outputs.writer import folder_name
     set_threads(threads)
     sc = load_all([str(target)], trials=trials, force=force, seed=seed)[0]
     check_out(out)                       # before computing: an unusable --out must not cost the results
@@ -51,7 +53,7 @@ def sensitivity(
                 progress.update(task, completed=n)
         else:
             result = sens.run(sc, metric=metric, trials=trials, include_source_values=source_values, force=force)
-        folder = sens.write(result, out, sc.digest)
+        folder = sens.write(result, out, sc.digest, folder_name=folder_name(sc))
     if json_out:
         import json
         typer.echo(json.dumps({**sens.document(result), "folder": str(folder)}, indent=2))
@@ -71,3 +73,4 @@ def sensitivity(
                   f"value(s), listed in sensitivity.json",
                   highlight=False, markup=False)
     err.print(f"[green]wrote[/] {escape(str(folder))}")
+    err.print(f"report: {escape(str(folder / 'report.html'))}", highlight=False)

@@ -110,3 +110,54 @@ def answers_table(results: list[PointResult]) -> pd.DataFrame:
         if given and all(isinstance(v, int) and not isinstance(v, bool) for v in given):
             table[column] = table[column].astype("Int64")
     return table
+
+
+def comparison_table(results_a: list[PointResult], results_b: list[PointResult], differences: list[dict]) -> pd.DataFrame:
+    """A comparison's answers: :func:`answers_table` of each side with a ``side`` column (``a``,
+    ``b``), then the paired differences B - A (``side == "b_minus_a"``, B's metric rows with the
+    difference's mean, SE and CI from ``differences``, per point as ``comparison.json`` holds them):
+    the rows that answer the comparison."""
+    a, b = answers_table(list(results_a)), answers_table(list(results_b))
+    a.insert(0, "side", "a")
+    b.insert(0, "side", "b")
+    diffs = b[b["row"] == "metric"].copy()
+    diffs["side"] = "b_minus_a"
+    by_point = {d["point"]: d["metrics"] for d in differences}
+    for stat in ("mean", "se", "ci_low", "ci_high"):
+        diffs[stat] = [by_point[pt][m]["diff_b_minus_a"][stat] for pt, m in zip(diffs["point"], diffs["metric"])]
+    table = pd.concat([a, b, diffs], ignore_index=True)
+    table["side"] = table["side"].astype("string")
+    return table
+
+
+#: the columns of a sensitivity folder's answers that say which input a row varies
+SENSITIVITY_COLUMNS = ("input", "input_kind", "base_value", "variant_value", "file", "error")
+
+
+def sensitivity_table(doc: dict) -> pd.DataFrame:
+    """A sensitivity folder's answers (``sensitivity.json``'s ``doc``): the unchanged point's mean
+    of the metric (``row == "base"``), then one row per variant (``row == "variant"``, ``side ==
+    "b_minus_a"``): its effect on the metric, B - A on common random numbers, as mean, SE and 95%
+    CI, ranked by size (``rank``), with the input it moves (``input``, ``input_kind``: placeholder,
+    rule option...), the value in the scenario and the value tried; a variant that could not run
+    has its reason in ``error`` and no effect."""
+    quantity, _, entity = doc["metric"].partition(".")
+    common = {"point": 0, "metric": doc["metric"], "quantity": quantity, "entity": entity or None,
+              "exact": False, "trials": doc["trials"]}
+    rows = [{"side": "base", "row": "base", **common, "mean": doc["base_mean"]}]
+    for v in doc["variants"]:
+        rows.append({"side": "b_minus_a", "row": "variant", **common, "mean": v["effect"], "se": v["se"],
+                     "ci_low": v["ci_low"], "ci_high": v["ci_high"], "rank": v["rank"], "input": v["what"],
+                     "input_kind": v["kind"], "base_value": v["base"], "variant_value": v["value"],
+                     "file": v["file"], "error": v["error"] or None})
+    table = pd.DataFrame(rows, columns=["side", "point", "row", *FIXED_COLUMNS[2:5], "mean", "se", "ci_low",
+                                        "ci_high", "exact", "trials", "rank", *SENSITIVITY_COLUMNS])
+    for c in ("mean", "se", "ci_low", "ci_high"):
+        table[c] = table[c].astype("float64")
+    table["point"] = table["point"].astype("int64")
+    table["trials"] = table["trials"].astype("int64")
+    table["exact"] = table["exact"].astype("bool")
+    table["rank"] = table["rank"].astype("Int64")
+    for c in ("side", "row", "metric", "quantity", "entity", *SENSITIVITY_COLUMNS):
+        table[c] = table[c].astype("string")
+    return table

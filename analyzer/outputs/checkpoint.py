@@ -132,7 +132,7 @@ class RunCheckpoint:
     @classmethod
     def start(cls, scenario: Scenario, out_root: Path, prepared: list[Prepared]) -> "RunCheckpoint":
         """Create the run folder under its final name with an incomplete manifest."""
-        run_dir = outputs.new_visible_run_dir(Path(out_root), scenario.name, scenario.digest)
+        run_dir = outputs.new_visible_run_dir(Path(out_root), outputs.folder_name(scenario), scenario.digest)
         ckpt = cls(run_dir, scenario, resumed=False, prepared=prepared)
         try:
             ckpt.dir.mkdir()

@@ -1,32 +1,37 @@
 """``analyzer index RESULTS_DIR``: every run folder below a results folder in one table and one page.
 
 ``index.parquet`` is the union of the runs' ``answers.parquet`` tables (:mod:`analyzer.outputs.answers`),
-each row keyed by its run (``scenario``, ``run``, ``game``, ``question``, ``mode``, ``seed``,
-``created_utc``): polars scans the tables lazily and concatenates them by column name, so runs of
+each row keyed by its run (``scenario``, ``run``, ``run_kind``, ``game``, ``question``, ``mode``, ``seed``,
+``created_utc``; ``run_kind``: ``run`` (``analyzer run`` / ``exact``), ``comparison`` (``analyzer
+compare``: rows with a ``side``, the answer in ``b_minus_a``) or ``sensitivity``): polars scans the tables lazily and concatenates them by column name, so runs of
 different sweeps (different parameter columns) share one table, a parameter a run does not have
-left empty. ``index.html`` lists the scenarios, each with a link to its latest run's report and
-every run, newest first.
+left empty. ``index.html`` lists the scenarios, each with a link to its latest run's report (the
+run the scenario folder's ``latest`` names, :func:`analyzer.outputs.writer.mark_latest`, else the
+newest) and every run, newest first.
 
-Only complete run folders count (``manifest.json`` says ``complete``); a folder written before
+Only complete run folders count (``manifest.json`` says ``complete``; a comparison or sensitivity
+folder exists only once complete); a folder written before
 ``answers.parquet`` existed, an incomplete one or one whose files are damaged is listed on the page
 with the reason and contributes no rows. Folders are walked without following links (a link in
-a results folder is listed as skipped, never read), and every value on the page is escaped.
+a results folder is listed as skipped, never read; a scenario folder's own ``latest`` entry is read
+as a name only), and every value on the page is escaped.
 """
 from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from analyzer.core import paths
 from analyzer.core.errors import RunFolderError
 from analyzer.outputs import reader as runfolder
-from analyzer.outputs.report import REPORT_FILE, _e, _page
+from analyzer.outputs.report import REPORT_FILE, _e, _nan_dash, _page
+from analyzer.outputs.writer import LATEST, read_latest
 
 INDEX_TABLE, INDEX_PAGE = "index.parquet", "index.html"
 #: the columns that say which run a row of ``index.parquet`` comes from
-RUN_COLUMNS = ("scenario", "run", "game", "question", "mode", "seed", "created_utc")
+RUN_COLUMNS = ("scenario", "run", "run_kind", "game", "question", "mode", "seed", "created_utc")
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,8 @@ class Run:
     primary: str = ""
     skipped: str = ""        # why it contributes no rows ("" when it does)
     has_report: bool = False
+    kind: str = "run"        # run | comparison | sensitivity
+    latest: bool = False     # the run its scenario folder's ``latest`` names
 
 
 @dataclass
@@ -56,13 +63,14 @@ class Index:
         return [r for r in self.runs if not r.skipped]
 
 
-def _subdirs(folder: Path) -> list[tuple[str, str | None]]:
+def _subdirs(folder: Path, scenario_folder: bool = False) -> list[tuple[str, str | None]]:
     """(name, why it is skipped or None) for each entry of ``folder`` that could be a folder:
-    hidden and temporary entries are left out, links and non-folders reported."""
+    hidden and temporary entries are left out (and in a scenario folder its ``latest`` entry),
+    links and non-folders reported."""
     out = []
     with os.scandir(folder) as it:
         for entry in it:
-            if entry.name.startswith("."):
+            if entry.name.startswith(".") or (scenario_folder and entry.name == LATEST):
                 continue
             st = entry.stat(follow_symlinks=False)
             if stat.S_ISLNK(st.st_mode):
@@ -90,22 +98,57 @@ def _headline(summary: dict) -> str:
     return text
 
 
+def _comparison_headline(doc: dict) -> str:
+    """B - A of the primary metric at point 0, e.g. ``vp: B - A = +0.31 [95% CI +0.2, +0.42]``."""
+    from analyzer.outputs.compare_plots import primary_metric
+    name = primary_metric(doc)
+    d = doc["points"][0]["metrics"][name]["diff_b_minus_a"]
+    text = (f"{name}: B − A = {_nan_dash(d['mean'], '+.4g')} [95% CI {_nan_dash(d['ci_low'], '+.4g')}, "
+            f"{_nan_dash(d['ci_high'], '+.4g')}]")
+    return text + (f" (point 0 of {len(doc['points'])})" if len(doc["points"]) > 1 else "")
+
+
+def _sensitivity_headline(doc: dict) -> str:
+    """The variant that moves the metric most, e.g. ``p_hit moves most with rules.x: +0.1 [...]``."""
+    ok = [v for v in doc["variants"] if not v["error"]]
+    if not ok:
+        return f"{doc['metric']}: no variant could run"
+    v = ok[0]
+    return (f"{doc['metric']} moves most with {v['what']} ({v['base']} → {v['value']}): "
+            f"{_nan_dash(v['effect'], '+.4g')} [95% CI {_nan_dash(v['ci_low'], '+.4g')}, {_nan_dash(v['ci_high'], '+.4g')}]")
+
+
 def _read_run(root: Path, rel: str) -> Run:
     run_dir = root / rel
+    has_report = paths.entry_kind(root, f"{rel}/{REPORT_FILE}") == "file"
     try:
-        manifest = runfolder.load_manifest(run_dir)
-        if manifest.get("status") != "complete":
-            return Run(rel, skipped="incomplete (an interrupted or running run: finish it with --resume)")
-        summary = runfolder.load_summary(run_dir)
+        if paths.entry_kind(root, f"{rel}/{runfolder.COMPARISON}") is not None:
+            doc = runfolder.load_comparison(run_dir)
+            base = dict(kind="comparison", scenario=f"{doc['name_a']} vs {doc['name_b']}", game=str(doc["game"]),
+                        question=str(doc["question"]), mode="comparison", seed=doc["seed"],
+                        created_utc=str(doc.get("created_utc") or ""), primary=_comparison_headline(doc),
+                        has_report=has_report)
+        elif paths.entry_kind(root, f"{rel}/{runfolder.SENSITIVITY}") is not None:
+            doc = runfolder.load_sensitivity(run_dir)
+            base = dict(kind="sensitivity", scenario=str(doc["scenario"]), game=str(doc.get("game", "")),
+                        question=str(doc.get("question", "")), mode="sensitivity", seed=doc.get("seed"),
+                        created_utc=str(doc.get("created_utc") or ""), primary=_sensitivity_headline(doc),
+                        has_report=has_report)
+        else:
+            manifest = runfolder.load_manifest(run_dir)
+            if manifest.get("status") != "complete":
+                return Run(rel, skipped="incomplete (an interrupted or running run: finish it with --resume)")
+            summary = runfolder.load_summary(run_dir)
+            base = dict(scenario=str(summary["scenario"]), game=str(summary["game"]),
+                        question=str(summary["question"]), mode=str(summary["mode"]), seed=summary["seed"],
+                        created_utc=str(manifest.get("created_utc") or ""), primary=_headline(summary),
+                        has_report=has_report)
     except RunFolderError as e:
         return Run(rel, skipped=f"unreadable: {e}")
-    base = dict(scenario=str(summary["scenario"]), game=str(summary["game"]), question=str(summary["question"]),
-                mode=str(summary["mode"]), seed=summary["seed"], created_utc=str(manifest.get("created_utc") or ""),
-                primary=_headline(summary), has_report=paths.entry_kind(root, f"{rel}/{REPORT_FILE}") == "file")
     kind = paths.entry_kind(root, f"{rel}/{runfolder.ANSWERS_TABLE}")
     if kind != "file":
-        why = ("no answers.parquet (written by an older version: run it again)" if kind is None
-               else f"answers.parquet is {kind}, not a regular file")
+        why = (("no answers.parquet (written by an older version: run it again)" if base.get("kind", "run") == "run"
+                else "no answers.parquet") if kind is None else f"answers.parquet is {kind}, not a regular file")
         return Run(rel, skipped=why, **base)
     return Run(rel, **base)
 
@@ -117,15 +160,25 @@ def find_runs(root: Path) -> list[Run]:
         if why:
             runs.append(Run(sdir, skipped=why))
             continue
-        for rdir, why2 in _subdirs(root / sdir):
+        latest = read_latest(root / sdir)
+        for rdir, why2 in _subdirs(root / sdir, scenario_folder=True):
             rel = f"{sdir}/{rdir}"
-            runs.append(Run(rel, skipped=why2) if why2 else _read_run(root, rel))
+            run = Run(rel, skipped=why2) if why2 else _read_run(root, rel)
+            runs.append(replace(run, latest=True) if rdir == latest else run)
     runs.sort(key=lambda r: (r.created_utc, r.rel), reverse=True)
     return sorted(runs, key=_scenario_of)   # stable: newest first within a scenario
 
 
 def _scenario_of(r: Run) -> str:
-    return r.scenario or f"({r.rel.split('/')[0]})"
+    """The scenario folder a run is in (one per scenario file: its ``latest`` belongs to it)."""
+    return r.rel.split("/", 1)[0]
+
+
+def _shown_name(rs: list[Run]) -> str:
+    """A scenario folder's heading: its scenario's name, and the folder where they differ."""
+    folder = _scenario_of(rs[0])
+    name = next((r.scenario for r in rs if r.scenario), "")
+    return folder if name in ("", folder) else f"{name} ({folder}/)"
 
 
 def combined_table(root: Path, runs: list[Run]):
@@ -134,7 +187,8 @@ def combined_table(root: Path, runs: list[Run]):
     frames = []
     for r in runs:
         lf = pl.scan_parquet(root / r.rel / runfolder.ANSWERS_TABLE)
-        keys = [pl.lit(r.scenario).alias("scenario"), pl.lit(r.rel).alias("run"), pl.lit(r.game).alias("game"),
+        keys = [pl.lit(r.scenario).alias("scenario"), pl.lit(r.rel).alias("run"), pl.lit(r.kind).alias("run_kind"),
+                pl.lit(r.game).alias("game"),
                 pl.lit(r.question).alias("question"), pl.lit(r.mode).alias("mode"),
                 pl.lit(str(r.seed)).alias("seed"), pl.lit(r.created_utc).alias("created_utc")]
         frames.append(lf.select([*keys, pl.all()]))
@@ -172,16 +226,18 @@ def index_page(root: Path, runs: list[Run], rows: int) -> str:
     body = [f"<h1>Results index</h1><p class=\"sub\">{_e(paths.printable(root))}: {len(by_scenario)} "
             f"scenario(s); {len(used)} run(s) in <code>{INDEX_TABLE}</code> ({rows} rows){_e(skipped)}</p>"]
     head = []
-    for name, rs in by_scenario.items():
-        ok = [r for r in rs if not r.skipped]
-        head.append([name, f"{ok[0].game} / {ok[0].question}" if ok else "", link(ok[0], "latest") if ok else "none",
-                     ok[0].primary if ok else "", str(len(rs))])
-    body.append("<h2>Scenarios</h2>" + _rows_table(["scenario", "game / question", "report", "answer (latest run)",
-                                                    "runs"], head))
-    for name, rs in by_scenario.items():
-        body.append(f"<h2>{_e(name)}</h2>" + _rows_table(
-            ["run", "mode", "created (UTC)", "answer", "in the table"],
-            [[link(r, r.rel.split("/", 1)[-1]), r.mode, r.created_utc, r.primary, r.skipped or "yes"] for r in rs]))
+    for rs in by_scenario.values():
+        name = _shown_name(rs)
+        ok = sorted((r for r in rs if not r.skipped), key=lambda r: not r.latest)   # ``latest`` first, else newest
+        head.append([name, ok[0].kind if ok else "", f"{ok[0].game} / {ok[0].question}" if ok else "",
+                     link(ok[0], "latest") if ok else "none", ok[0].primary if ok else "", str(len(rs))])
+    body.append("<h2>Scenarios</h2>" + _rows_table(["scenario", "kind", "game / question", "report",
+                                                    "answer (latest run)", "runs"], head))
+    for rs in by_scenario.values():
+        body.append(f"<h2>{_e(_shown_name(rs))}</h2>" + _rows_table(
+            ["run", "kind", "mode", "created (UTC)", "answer", "in the table"],
+            [[link(r, r.rel.split("/", 1)[-1] + (" (latest)" if r.latest else "")), r.kind, r.mode, r.created_utc,
+              r.primary, r.skipped or "yes"] for r in rs]))
     return _page("Results index", "".join(body))
 
 

@@ -23,12 +23,14 @@ from typing import Any
 
 from analyzer.core import paths
 from analyzer.core.errors import RunFolderError, show
-from analyzer.core.formats import COMPARISON_JSON, MANIFEST_JSON, PLOTMETA_JSON, SUMMARY_JSON, FileFormat, version_problem
+from analyzer.core.formats import (COMPARISON_JSON, MANIFEST_JSON, PLOTMETA_JSON, SENSITIVITY_JSON, SUMMARY_JSON,
+                                   FileFormat, version_problem)
 
 SUMMARY, MANIFEST, PLOTMETA, COMPARISON = (fmt.file for fmt in (SUMMARY_JSON, MANIFEST_JSON, PLOTMETA_JSON,
                                                                  COMPARISON_JSON))
 POINTS_TABLE, DISTRIBUTIONS_TABLE = "points.parquet", "distributions.parquet"
 ANSWERS_TABLE = "answers.parquet"  # analyzer.outputs.answers: the tidy long table
+SENSITIVITY = SENSITIVITY_JSON.file
 MODES = ("monte_carlo", "exact")
 
 
@@ -327,3 +329,28 @@ def load_comparison(run_dir: Path) -> dict:
                         f"{mw}.diff_b_minus_a.{stat}")
     return doc
 
+
+
+def load_sensitivity(run_dir: Path) -> dict:
+    """``sensitivity.json``, checked: scenario, metric, base mean and trials; ``variants`` a list of
+    mappings with ``what``, ``kind``, ``base``, ``value``, ``rank``, ``error`` and numeric ``effect``,
+    ``se``, ``ci_low``, ``ci_high`` (NaN where the variant could not run); ``not_perturbed`` a list."""
+    f = SENSITIVITY
+    doc = _document(run_dir, SENSITIVITY_JSON)
+    for key in ("scenario", "metric"):
+        _scalar(_key(doc, key, f, ""), f, key)
+    for key in ("game", "question", "seed", "created_utc"):
+        if key in doc:
+            _scalar(doc[key], f, key)
+    _number(_key(doc, "base_mean", f, ""), f, "base_mean")
+    _count(_key(doc, "trials", f, ""), f, "trials")
+    for i, v in enumerate(_list(_key(doc, "variants", f, ""), f, "variants")):
+        where = f"variants[{i}]"
+        _dict(v, f, where)
+        for key in ("what", "kind", "base", "value", "file", "error"):
+            _scalar(_key(v, key, f, where), f, f"{where}.{key}")
+        _count(_key(v, "rank", f, where), f, f"{where}.rank")
+        for key in ("effect", "se", "ci_low", "ci_high"):
+            _number(_key(v, key, f, where), f, f"{where}.{key}")
+    _list(doc.get("not_perturbed", []), f, "not_perturbed")
+    return doc

@@ -3,7 +3,8 @@ page a player opens, reads and sends to a friend.
 
 Built only from the files of the run folder (``summary.json``, ``manifest.json``,
 ``plotmeta.json`` and the PNG plots), so ``analyzer report RUN_DIR`` rebuilds it at any time.
-A comparison folder (``comparison.json``) gets the paired differences B - A instead.
+A comparison folder (``comparison.json``) gets the paired differences B - A instead, a
+sensitivity folder (``sensitivity.json``) its variants' effects; each leads with its answer.
 
 The folder may have been damaged or prepared by someone else (the report is meant to be
 shared), so every file is read through :mod:`analyzer.outputs.reader` (no link followed, regular
@@ -36,7 +37,7 @@ _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:1100px;padding:12px;
      color:#1b1b1b;line-height:1.4}
 h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ddd}
-.sub{color:#555}.answer{font-size:1.15em;background:#eef5ff;border-left:4px solid #3273dc;padding:8px 12px;margin:10px 0}.warn{background:#fff4d6;border-left:4px solid #e0a800;padding:6px 10px;margin:10px 0}
+.sub{color:#555}.caveat{font-size:.9em;color:#444;margin:-4px 0 10px 16px}.answer{overflow-wrap:anywhere;font-size:1.15em;background:#eef5ff;border-left:4px solid #3273dc;padding:8px 12px;margin:10px 0}.warn{background:#fff4d6;border-left:4px solid #e0a800;padding:6px 10px;margin:10px 0}
 .scroll{overflow-x:auto;-webkit-overflow-scrolling:touch}
 table{border-collapse:collapse;font-size:.9em;margin:6px 0}th,td{border:1px solid #ddd;padding:3px 7px;
      text-align:left;vertical-align:top}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
@@ -181,7 +182,14 @@ def _ranking_headline(meta: dict) -> str:
             + (f" ({mean:.4g})" if isinstance(mean, (int, float)) else "")
             + ("; not distinguishable from it (95% simultaneous): "
                + ", ".join(str(r.get("name")) for r in close) if close else "; every other option is worse"))
-    return f"<p class=\"answer\">{_e(text)}</p>"
+    return f"<p class=\"answer\">{_e(text)}</p>" + WINNERS_CURSE
+
+
+#: beside a "Best by ..." headline: picking the best of several noisy estimates biases its estimate upward
+WINNERS_CURSE = ("<p class=\"caveat\">Winner's curse: the best option's estimate is biased upward, because it was "
+                 "picked as the largest of several noisy estimates (the ranking and the simultaneous CIs of the "
+                 "differences allow for the selection; the best option's own mean and CI do not). To estimate it "
+                 "without that bias, run the best option again with another seed (fresh random streams).</p>")
 
 
 def _headline(points: list[dict], primary: str, label: str, mc: bool) -> str:
@@ -270,15 +278,50 @@ def run_report_html(run_dir: Path) -> str:
     return _page(f"{summary['scenario']} — report", "".join(parts))
 
 
-def comparison_report_html(doc: dict) -> str:
-    """The report of ``analyzer compare``: A, B and the paired difference B - A with its CI."""
+def _comparison_headline(doc: dict, metric: str) -> str:
+    """The comparison's answer: B - A of ``metric`` with its paired 95% CI (a sweep: its range
+    over the points, and at how many the CI excludes 0), with A's and B's own means."""
+    from analyzer.core.stats import NO_DETECTABLE_EFFECT
+    pts = doc["points"]
+
+    def diff(pt: dict) -> str:
+        d = pt["metrics"][metric]["diff_b_minus_a"]
+        return f"{_nan_dash(d['mean'], '+.4g')} [95% CI {_nan_dash(d['ci_low'], '+.4g')}, {_nan_dash(d['ci_high'], '+.4g')}]"
+
+    def clear(pt: dict) -> bool:
+        d = pt["metrics"][metric]["diff_b_minus_a"]
+        return d["ci_low"] is not None and d["ci_high"] is not None and (d["ci_low"] > 0 or d["ci_high"] < 0)
+    if len(pts) == 1:
+        m = pts[0]["metrics"][metric]
+        text = (f"B − A of {metric} = {diff(pts[0])}" + ("" if clear(pts[0]) else f": {NO_DETECTABLE_EFFECT}")
+                + f" (A {_nan_dash(m['a']['mean'], '.4g')}, B {_nan_dash(m['b']['mean'], '.4g')})")
+        return f"<p class=\"answer\">{_e(text)}</p>"
+    def key(pt: dict) -> float:
+        mean = pt["metrics"][metric]["diff_b_minus_a"]["mean"]
+        return mean if mean is not None and mean == mean else float("-inf")
+    hi, lo = max(pts, key=key), min(pts, key=key)
+    where = lambda pt: _label(pt["swept_b"])    # noqa: E731
+    text = (f"B − A of {metric} over {len(pts)} points: largest {diff(hi)} at {where(hi)}; smallest {diff(lo)} at "
+            f"{where(lo)}; the 95% CI excludes 0 at {sum(map(clear, pts))} of {len(pts)} points")
+    return f"<p class=\"answer\">{_e(text)}</p>"
+
+
+def comparison_report_html(doc: dict, run_dir: Path | None = None) -> str:
+    """The report of ``analyzer compare``: the answer (B - A of the primary metric), the figure
+    (``comparison.png`` of ``run_dir``), then per point A, B and the paired difference B - A with its CI."""
+    from analyzer.outputs.compare_plots import primary_metric
+    from analyzer.outputs.compare_plots import unique_values
+    primary = primary_metric(doc)
     parts = [f"<h1>{_e(doc['name_a'])} (A) vs {_e(doc['name_b'])} (B)</h1>",
-             f"<p class=\"sub\">{_e(doc['game'])} / {_e(doc['question'])} · common random numbers · seed "
-             f"{_e(doc['seed'])}</p>"]
-    placeholders = [ph for pt in doc["points"] for ph in pt["placeholders"]]
+             f"<p class=\"sub\">{_e(doc['game'])} / {_e(doc['question'])} · common random numbers · "
+             f"{_e(format(doc['points'][0]['trials'], ','))} trials per point · {len(doc['points'])} point(s) · seed "
+             f"{_e(doc['seed'])}</p>", _comparison_headline(doc, primary)]
+    placeholders = unique_values(doc["points"], "placeholders")
     if placeholders:
-        parts.append("<div class=\"warn\">Placeholder values were used (listed below): the comparison is only as "
-                     "good as those values.</div>")
+        parts.append(f"<div class=\"warn\"><b>{len(placeholders)} placeholder value(s)</b> were used (listed below): "
+                     "the comparison is only as good as those values.</div>")
+    if run_dir is not None:
+        parts.append("<h2>Plots</h2>" + _figures(run_dir))
     for pt in doc["points"]:
         label = _label(pt["swept_a"]) if pt["swept_a"] == pt["swept_b"] else \
             f"A: {_label(pt['swept_a'])}; B: {_label(pt['swept_b'])}"
@@ -286,22 +329,72 @@ def comparison_report_html(doc: dict) -> str:
         rows = [[name, m["a"]["mean"], m["b"]["mean"], m["diff_b_minus_a"]["mean"], m["diff_b_minus_a"]["ci_low"],
                  m["diff_b_minus_a"]["ci_high"]] for name, m in pt["metrics"].items()]
         parts.append(_table(["metric", "A", "B", "B − A", "95% CI low", "95% CI high"], rows, numeric_from=1))
-    seen: list[dict] = []
-    for ph in placeholders:
-        if ph not in seen:
-            seen.append(ph)
-    parts.append(_values_section("Placeholders used", seen, examples=False))
+    parts.append(_values_section("Placeholders used", placeholders, examples=False))
     parts.append("<h2>Provenance</h2>" + _table(["", ""], [[k, doc[k]] for k in ("a", "b", "seed", "version",
                                                                                  "git_commit", "created_utc")
                                                              if k in doc]))
     return _page(f"{doc['name_a']} vs {doc['name_b']} — comparison", "".join(parts))
 
 
+def _effect(v: dict) -> str:
+    return (f"{_nan_dash(v['effect'], '+.4g')} [95% CI {_nan_dash(v['ci_low'], '+.4g')}, {_nan_dash(v['ci_high'], '+.4g')}]")
+
+
+def sensitivity_report_html(doc: dict, run_dir: Path) -> str:
+    """The report of ``analyzer sensitivity``: the answer (the variant that moves the metric most,
+    with its paired 95% CI), the tornado chart, then every variant ranked."""
+    from analyzer.core.stats import NO_DETECTABLE_EFFECT
+    from analyzer.outputs.compare_plots import PLACEHOLDER_KINDS
+    ok = [v for v in doc["variants"] if not v["error"]]
+    metric = doc["metric"]
+    parts = [f"<h1>{_e(doc['scenario'])}: sensitivity of {_e(metric)}</h1>",
+             f"<p class=\"sub\">{_e(doc.get('game', ''))} / {_e(doc.get('question', ''))} · one value at a time, "
+             f"each variant on the scenario's random streams · {_e(format(doc['trials'], ','))} trials per variant · "
+             f"{len(doc['variants'])} variant(s) · seed {_e(doc.get('seed', ''))}</p>"]
+    if ok:
+        top = ok[0]
+        clear = not top["ci_low"] <= 0 <= top["ci_high"]
+        what = f"{top['what']} [{top['kind']}] {top['base']} → {top['value']}: {_effect(top)}"
+        text = (f"Moves mean {metric} most: {what}" if clear else
+                f"No variant moves mean {metric} detectably ({NO_DETECTABLE_EFFECT}); the largest: {what}")
+        text += f"; base {_nan_dash(doc['base_mean'], '.4g')}"
+        parts.append(f"<p class=\"answer\">{_e(text)}</p>")
+    else:
+        parts.append(f"<p class=\"answer\">No variant could run (mean {_e(metric)} {doc['base_mean']:.4g}).</p>")
+    n_ph = len({v["what"] for v in doc["variants"] if v["kind"] in PLACEHOLDER_KINDS})
+    if n_ph:
+        parts.append(f"<div class=\"warn\"><b>{n_ph} placeholder value(s)</b> were varied (marked * and red in the "
+                     "chart): values the rule source does not give; the ones that move the answer most are the ones "
+                     "to look up first.</div>")
+    parts.append("<h2>Plots</h2>" + _figures(run_dir))
+    rows = [[v["rank"], ("* " if v["kind"] in PLACEHOLDER_KINDS else "") + str(v["what"]), v["kind"],
+             f"{v['base']} → {v['value']}", f"cannot run: {v['error']}" if v["error"] else _effect(v)]
+            for v in doc["variants"]]
+    table = _table(["rank", "value changed", "kind", "from → to", f"effect on mean {metric} [95% CI]"], rows)
+    folded = "" if len(rows) <= OPEN_ROWS else f"<summary>{len(rows)} variants (expand)</summary>"
+    parts.append(f"<h2>Every variant, largest effect first</h2><details{'' if folded else ' open'}>{folded}{table}"
+                 "</details>")
+    if doc.get("not_perturbed"):
+        parts.append(f"<h2>Not varied ({len(doc['not_perturbed'])})</h2><details><summary>not numbers, or "
+                     "identifiers (expand)</summary><ul>" + "".join(f"<li>{_e(n)}</li>" for n in doc["not_perturbed"])
+                     + "</ul></details>")
+    parts.append("<h2>Provenance</h2>" + _table(["", ""], [[k, doc[k]] for k in ("scenario", "game", "question", "seed",
+                                                                                 "trials", "created_utc") if k in doc]))
+    return _page(f"{doc['scenario']} — sensitivity", "".join(parts))
+
+
 def write_report(run_dir: Path) -> Path:
-    """(Re)write ``report.html`` in a run or comparison folder, atomically."""
+    """(Re)write ``report.html`` in a run, comparison or sensitivity folder, atomically (a
+    comparison folder's figure, ``comparison.png``, is drawn from ``comparison.json`` first)."""
     run_dir = Path(run_dir)
     if paths.entry_kind(run_dir, runfolder.COMPARISON) is not None:     # (a link there is refused when read)
-        text = comparison_report_html(runfolder.load_comparison(run_dir))
+        from analyzer.outputs import compare_plots
+        doc = runfolder.load_comparison(run_dir)
+        compare_plots.save(compare_plots.comparison_figure(doc, compare_plots.primary_metric(doc)), run_dir,
+                           compare_plots.COMPARISON_FIGURE)
+        text = comparison_report_html(doc, run_dir)
+    elif paths.entry_kind(run_dir, runfolder.SENSITIVITY) is not None:
+        text = sensitivity_report_html(runfolder.load_sensitivity(run_dir), run_dir)
     else:
         text = run_report_html(run_dir)
     data = text.encode("utf-8")

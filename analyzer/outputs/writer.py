@@ -1,6 +1,8 @@
 """Run outputs: tidy tables, summary JSON, manifest, written atomically.
 
-A run folder ``results/<scenario>/<run-id>/`` holds ``points.parquet`` (one row per sweep
+A run folder ``results/<scenario>/<run-id>/`` (``<scenario>``: the folder name the caller
+gives, :func:`folder_name` for the scenario file's stem; ``results/<scenario>/latest`` names the
+newest complete one, :func:`mark_latest`) holds ``points.parquet`` (one row per sweep
 point), ``distributions.parquet`` (long format: point, metric, value, probability),
 ``summary.json`` (what ``--json`` prints), ``manifest.json`` (provenance) and plots. An
 exact run's folder is built under a temporary name and renamed into place at the end, so a
@@ -189,8 +191,8 @@ def write_document(folder: Path, fmt: FileFormat, doc: dict) -> Path:
 def new_run_dir(out_root: Path, scenario_name: str, digest: str) -> tuple[Path, Path]:
     """(temporary folder to fill, final folder to rename it to).
 
-    The scenario's name is someone else's text: it becomes one safe folder name
-    (:func:`analyzer.core.paths.slug`) that must lie under ``out_root``."""
+    ``scenario_name`` (the scenario folder, :func:`folder_name`) is someone else's text: it
+    becomes one safe folder name (:func:`analyzer.core.paths.slug`) that must lie under ``out_root``."""
     stamp = _stamp()
     base = paths.make_dir(Path(out_root), scenario_name)
     final = paths.inside(base, f"{stamp}-{digest[:8]}")
@@ -284,14 +286,82 @@ def new_visible_run_dir(out_root: Path, scenario_name: str, digest: str) -> Path
 
 def fill_run_dir(tmp: Path, run_dir: Path, last: str = "manifest.json") -> Path:
     """Move every file of the filled temporary folder ``tmp`` into ``run_dir`` (each rename
-    atomic, ``last`` after all others, replacing the incomplete manifest), then remove ``tmp``."""
+    atomic, ``last`` after all others, replacing the incomplete manifest), then remove ``tmp``;
+    the run is complete: ``latest`` names it (:func:`mark_latest`)."""
     paths.check_under(tmp.parent, run_dir)
     release_partial(tmp)
     names = sorted(p.name for p in tmp.iterdir() if p.name != last) + [last]
     for name in names:
         os.replace(tmp / name, run_dir / name)
     tmp.rmdir()
+    mark_latest(run_dir)
     return run_dir
+
+
+#: the entry of a scenario's folder that names its newest complete run folder
+LATEST = "latest"
+
+
+def folder_name(scenario) -> str:
+    """The folder a scenario's runs go in, below the output root: the scenario file's stem
+    (``attack_ad10.yaml`` -> ``attack_ad10``; made one safe name by :func:`analyzer.core.paths.slug`
+    where it is used), so two files with one ``name:`` never share a folder and the file a player
+    ran is the folder to look in."""
+    return Path(scenario.path).stem
+
+
+def mark_latest(run_dir: Path) -> Path | None:
+    """Point ``<scenario folder>/latest`` at the complete run folder ``run_dir`` (called once a
+    run folder is complete, never before: ``latest`` never names a partial run; the most
+    recently completed run wins). A relative link to the sibling folder, made under a temporary
+    name and renamed over ``latest`` (atomic: a reader sees the old or the new target, and a link
+    or file already there is replaced, never written through); where links cannot be made
+    (some Windows and network file systems), a plain file ``latest`` holding the folder's name,
+    written atomically. A folder named ``latest`` is left alone. Returns the entry, or None when
+    none could be written (the run itself is complete either way). The link holds one sibling's
+    name, never a path: following it cannot lead out of the scenario folder."""
+    real = Path(os.path.realpath(run_dir))           # a run resumed through a link: the folder it names
+    base, target = real.parent, real.name
+    if target == LATEST or target.startswith("."):
+        return None
+    if paths.entry_kind(base, LATEST) == "dir":
+        return None
+    tmp = f".latest-{os.urandom(6).hex()}.tmp"
+    try:
+        os.symlink(target, base / tmp, target_is_directory=True)
+    except (OSError, NotImplementedError):
+        try:
+            return paths.write_atomic(base, LATEST, lambda fh: fh.write(f"{target}\n".encode("utf-8")))
+        except OSError:
+            return None
+    try:
+        os.replace(base / tmp, base / LATEST)
+    except OSError:
+        try:
+            os.unlink(base / tmp)
+        except OSError:
+            pass
+        return None
+    return base / LATEST
+
+
+def read_latest(base: Path) -> str | None:
+    """The run folder name ``base/latest`` names (a link to a sibling, or a file holding the
+    name: :func:`mark_latest`), or None: nothing there, or something that does not name one
+    sibling folder (never followed elsewhere)."""
+    kind = paths.entry_kind(base, LATEST)
+    try:
+        if kind == "link":
+            name = os.readlink(Path(base) / LATEST)
+        elif kind == "file":
+            name = paths.read_regular(base, LATEST, 4096).decode("utf-8").strip()
+        else:
+            return None
+    except (OSError, UnicodeDecodeError, paths.UnsafePathError):
+        return None
+    if not name or "/" in name or name in (".", "..", LATEST) or name.startswith("."):
+        return None
+    return name if paths.entry_kind(base, name) == "dir" else None
 
 
 def _remove_orphans(base: Path) -> None:
@@ -353,6 +423,7 @@ def commit_run_dir(tmp: Path, final: Path) -> Path:
     while True:
         try:
             os.rename(tmp, candidate)     # fails on an existing non-empty folder: never replaces a run
+            mark_latest(candidate)
             return candidate
         except OSError as e:
             if e.errno not in (errno.EEXIST, errno.ENOTEMPTY) or n > 1000:

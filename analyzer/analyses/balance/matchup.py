@@ -594,7 +594,14 @@ def document(m: Matchup, r: Ratings) -> dict:
                         for i, n in enumerate(m.names)] if m.metric_sums is not None else [],
         "fair_cost": [f.row() | {"curve": f.curve} for f in m.fair] if m.fair is not None else None,
         "placeholders": m.placeholders, "cost_placeholders": cost_ph, "example_values": m.example_values,
-        "notes": notes})
+        "placeholder_count": placeholder_count(m), "notes": notes})
+
+
+def placeholder_count(m: Matchup) -> int:
+    """How many distinct placeholder values the matchup used: those of every cell it ran and
+    those its contenders' costs read (each value once, by path, file and value)."""
+    used = [*m.placeholders, *(ph for c in m.costs for ph in c.placeholders)]
+    return len({(ph["path"], ph.get("source"), repr(ph["value"])) for ph in used})
 
 
 def write(m: Matchup, r: Ratings, out_root: Path, *, threads: int, formats: tuple[str, ...] = ("png",)) -> Path:
