@@ -13,6 +13,7 @@ from analyzer.analyses import sensitivity
 from analyzer.cli.app import app
 from analyzer.core.errors import ScenarioError
 
+from analyzer.run.runner import prepare_point
 from tests.stat_checks import assert_mean_matches
 
 EXAMPLE = "scenarios/uboat_leader/escort_detection_example.yaml"
@@ -88,3 +89,20 @@ def test_source_values_on_request_match_the_exact_difference():
     result = sensitivity.run(sc, trials=20_000, include_source_values=True)
     e = next(e for e in result.effects if e.variant == target)
     assert_mean_matches(e.mean, e.se, exact, what="vs_surface 4 -> 5")
+
+
+def test_rule_options_the_point_never_reads_are_listed_not_run():
+    """Issue 31: `sensitivity` varied every rule option of the question, so attack_ad10 (a surface
+    attack on a surface target) showed a dozen rows of exactly +0 +- 0. A rule variant whose compiled
+    kernel input equals the scenario's cannot move any metric: it is listed under not_perturbed with the
+    reason, and only options that change the point are run (each with a nonzero effect or a real CI)."""
+    sc = scenario_mod.load("scenarios/dystopian_wars/attack_ad10.yaml")
+    result = sensitivity.run(sc, trials=2_000)
+    rule_rows = [e for e in result.effects if e.variant.what.startswith("rules.")]
+    unread = [s for s in result.skipped if s.startswith("rules.") and "cannot change this point" in s]
+    n_rule_variants = sum(len(o.values) - 1 for o in sc.question.rule_options)
+    assert unread and len(rule_rows) + len(unread) == n_rule_variants
+    assert all(not (e.mean == 0 and e.se == 0) for e in rule_rows if e.error is None), \
+        [(e.variant.what, e.mean, e.se) for e in rule_rows]
+    base = prepare_point(sc, sc.points[0])
+    assert sensitivity.same_kernel_input(base, prepare_point(sc, sc.points[0]))

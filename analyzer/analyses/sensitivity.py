@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
 import yaml
 
 from analyzer.core import scenario as scenario_mod
@@ -240,6 +241,20 @@ def _variant_scenario(sc: scenario_mod.Scenario, data_files: tuple[dict, ...], v
     return scenario_mod.load(path, trials=trials, seed=sc.spec.seed, trials_guard=False)   # run() checked the total
 
 
+def same_kernel_input(a, b) -> bool:
+    """Whether two prepared points run the same kernel on equal arguments (so every trial of one equals
+    the other's on the same stream): numpy arrays compared by dtype, shape and values, tuples item by item."""
+    def equal(x, y):
+        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            return (isinstance(x, np.ndarray) and isinstance(y, np.ndarray) and x.dtype == y.dtype
+                    and x.shape == y.shape and bool(np.array_equal(x, y)))
+        if isinstance(x, tuple) and isinstance(y, tuple):
+            return len(x) == len(y) and all(equal(p, q) for p, q in zip(x, y))
+        return type(x) is type(y) and x == y
+    return (a.kernel is b.kernel and a.kernel is not None and a.n_bins == b.n_bins
+            and len(a.counters) == len(b.counters) and equal(a.args, b.args))
+
+
 def _base_batches(sc: scenario_mod.Scenario, prepared, key: int, trials: int, chunk_size: int):
     """The unchanged scenario's per-batch moments (kept: every variant is paired with them),
     and its accumulator. Checks the stop flag between kernel calls (the base run of a long
@@ -312,6 +327,13 @@ def run(sc: scenario_mod.Scenario, *, metric: str | None = None, trials: int | N
             except (ScenarioError, DataError) as e:
                 effect.error = str(e).replace(str(folder), "<variant>")
             else:
+                if v.what.startswith("rules.") and same_kernel_input(base_prepared, prepared):
+                    # the point never reads this option (e.g. a submerged-target rule for a surface
+                    # target): its compiled input is the scenario's, so no metric can move
+                    result.skipped.append(f"{v.what} = {v.value!r} (cannot change this point: its compiled "
+                                          f"kernel input equals the scenario's)")
+                    shutil.rmtree(folder, ignore_errors=True)
+                    continue
                 paired = PairedAccumulator(len(names))
                 variant_acc = MetricAccumulator(len(names), prepared.n_bins, len(prepared.counters))
                 for lo, hi, moments_a, sizes in batches:

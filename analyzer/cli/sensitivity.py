@@ -33,8 +33,9 @@ def sensitivity(
     """Which missing value or rule reading moves the answer most? Every placeholder,
     example-derived value and placeholder default the point uses is moved one step down and
     up (integers by 1, other numbers by 10%), and every rule option switched to each other
-    reading; each variant runs against the scenario on common random numbers, so each effect
-    comes with the 95% CI of B - A. Writes <out>/<scenario file>-sensitivity/<run-id>/:
+    reading (one that leaves the compiled point unchanged cannot move it: listed, not run);
+    each variant runs against the scenario on common random numbers, so each effect comes with
+    the 95% CI of B - A. Writes <out>/<scenario file>-sensitivity/<run-id>/:
     sensitivity.parquet, sensitivity.json, answers.parquet, a tornado chart and report.html
     (the answer first: what moves the metric most)."""
     from analyzer.analyses import sensitivity as sens
