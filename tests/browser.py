@@ -1,6 +1,7 @@
 """The headless browser the page tests open reports and index pages in (``.ci/run`` installs
 Debian's ``chromium`` when it is missing; a test skips, saying why, where none is found)."""
 import shutil
+from pathlib import Path
 
 NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000"]
@@ -27,6 +28,36 @@ def body_tag(browser: str, url: str, size: str | None = None) -> str:
     body = re.search(r"<body[^>]*>", dom.stdout)
     assert body, dom.stderr[-2000:]
     return body.group(0)
+
+
+def body_at_width(browser: str, page: Path, width: int, height: int, work: Path) -> str:
+    """The ``<body ...>`` tag of the HTML file ``page`` laid out exactly ``width`` px wide: headless
+    Chromium's ``--dump-dom`` lays a page out at least 500 px wide whatever ``--window-size`` says, so
+    the page is opened in an iframe of that width served with it from one local HTTP server (one
+    origin: the outer page copies the inner body's ``data-*`` attributes once both have loaded).
+    ``work`` is an empty scratch folder; the page's folder is linked into it, never written."""
+    import threading
+    from functools import partial
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "page").symlink_to(page.parent.resolve(), target_is_directory=True)
+    (work / "narrow.html").write_text(
+        f'<!DOCTYPE html><html><body><iframe id="r" src="page/{page.name}" width="{width}" height="{height}" '
+        'style="border:0"></iframe><script>window.addEventListener("load",function(){var b=document.getElementById("r")'
+        '.contentDocument.body;for(var i=0;i<b.attributes.length;i++){var a=b.attributes[i];'
+        'if(a.name.indexOf("data-")===0){document.body.setAttribute(a.name,a.value)}}});</script></body></html>')
+    handler = partial(type("Quiet", (SimpleHTTPRequestHandler,), {"log_message": lambda *a: None}), directory=str(work))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        tag = body_tag(browser, f"http://127.0.0.1:{server.server_address[1]}/narrow.html", f"{width + 40},{height + 40}")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert "data-" in tag, f"{page}: the page recorded no data-* attributes inside the {width} px frame: {tag}"
+    return tag
 
 
 def screenshot(browser: str, url: str, size: str, shot) -> None:

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from analyzer.cli.app import app
-from tests.browser import SKIP, body_tag, find_browser, screenshot
+from tests.browser import SKIP, body_at_width, find_browser, screenshot
 from analyzer.core.questions import Metric
 from analyzer.outputs.answers import quantity_and_entity
 
@@ -186,8 +186,9 @@ def test_index_page_in_a_headless_browser(batch, tmp_path):
     if browser is None:
         pytest.skip(SKIP)
     url = (batch / "index.html").as_uri()
-    for device, size in (("phone", "412,900"), ("desktop", "1280,900")):
-        tag = body_tag(browser, url, size)
+    for device, (w, h) in (("phone", (412, 900)), ("desktop", (1280, 900))):
+        size = f"{w},{h}"
+        tag = body_at_width(browser, batch / "index.html", w, h, tmp_path / device)
         assert 'data-errors="0"' in tag and 'data-overflow="false"' in tag, (device, tag)
         screenshot(browser, url, size, tmp_path / f"index_{device}.png")
 

@@ -190,11 +190,23 @@ def test_sensitivity_has_json_seed_threads_and_counts_variants(tmp_path):
 
 def test_the_answer_goes_to_stdout_and_diagnostics_to_stderr(tmp_path):
     """``analyzer run x | less`` showed nothing: the table, the notes and the folder written were all
-    on stderr. Now they are on stdout (run, exact, compare); progress, warnings and the placeholder
-    list stay on stderr."""
+    on stderr. Now they are on stdout (run, exact, compare, sensitivity, matchup, solve); progress,
+    warnings and the placeholder list stay on stderr."""
+    import yaml
     env = {"COLUMNS": "100", "PATH": "/usr/bin:/bin"}
+    solve = ROOT / "scenarios" / "b17" / "solve_tail_gunner_skill.yaml"
+    matchup = tmp_path / "matchup.yaml"        # the b17 gun_shot question, three crews (exact mode: seconds)
+    matchup.write_text(yaml.safe_dump({
+        "game": "b17", "question": "gun_shot", "seed": 3, "trials": 640,
+        "params": yaml.safe_load(solve.read_text())["params"],
+        "contenders": [{"name": f"skill_{k}", "params": {"skill": k}} for k in (12, 15, 18)],
+        "matchup": {"metric": "p_destroyed"}}, sort_keys=False))
     for args in (["run", str(QUICK), "--trials", "2000", "--no-progress"], ["exact", str(QUICK)],
-                 ["compare", str(QUICK), str(QUICK)]):
+                 ["compare", str(QUICK), str(QUICK)],
+                 ["sensitivity", str(ROOT / "scenarios" / "dystopian_wars" / "attack_ad10.yaml"), "--trials", "2000",
+                  "--no-progress"],
+                 ["matchup", str(matchup), "--no-progress", "--bootstrap", "20"],
+                 ["solve", str(solve), "--no-progress"]):
         res = subprocess.run([sys.executable, "-m", "analyzer", *args, "--out", str(tmp_path)], capture_output=True,
                              text=True, timeout=300, env=env)
         assert res.returncode == 0, res.stderr

@@ -14,7 +14,7 @@ import yaml
 from typer.testing import CliRunner
 
 from analyzer.cli.app import app
-from tests.browser import SKIP, body_tag, find_browser, screenshot
+from tests.browser import SKIP, body_at_width, find_browser, screenshot
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
@@ -233,7 +233,7 @@ def test_reports_in_a_headless_browser(which, comparison, sensitivity, tmp_path)
         (doc,) = list((tmp_path / "out").rglob("sensitivity.json"))
         folder = doc.parent
     for device, (w, h) in (("phone", (412, 900)), ("desktop", (1280, 900))):
-        tag = _body_at_width(browser, folder, w, h, tmp_path / device)
+        tag = body_at_width(browser, folder / "report.html", w, h, tmp_path / device)
         assert 'data-overflow="false"' in tag and 'data-errors="0"' in tag, (device, tag)
         decoded, total = map(int, re.search(r'data-images="(\d+)/(\d+)"', tag).groups())
         assert decoded == total >= 1, (device, tag)
@@ -241,28 +241,3 @@ def test_reports_in_a_headless_browser(which, comparison, sensitivity, tmp_path)
         screenshot(browser, (folder / "report.html").as_uri(), f"{w},{h}", tmp_path / f"{which.replace(' ', '_')}_{device}.png")
 
 
-def _body_at_width(browser: str, folder: Path, width: int, height: int, work: Path) -> str:
-    """The report's ``<body>`` attributes laid out exactly ``width`` px wide: headless Chromium's
-    ``--dump-dom`` lays a page out at least 500 px wide whatever ``--window-size`` says, so the
-    report is opened in an iframe of that width, from a local HTTP server (one origin: the outer
-    page copies the report's ``data-*`` attributes once both have loaded)."""
-    import shutil
-    import threading
-    from functools import partial
-    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-
-    shutil.copytree(folder, work)
-    (work / "narrow.html").write_text(
-        f'<!DOCTYPE html><html><body><iframe id="r" src="report.html" width="{width}" height="{height}" '
-        'style="border:0"></iframe><script>window.addEventListener("load",function(){var b=document.getElementById("r")'
-        '.contentDocument.body;for(var i=0;i<b.attributes.length;i++){var a=b.attributes[i];'
-        'if(a.name.indexOf("data-")===0){document.body.setAttribute(a.name,a.value)}}});</script></body></html>')
-    handler = partial(type("Quiet", (SimpleHTTPRequestHandler,), {"log_message": lambda *a: None}), directory=str(work))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        return body_tag(browser, f"http://127.0.0.1:{server.server_address[1]}/narrow.html", f"{width + 40},{height + 40}")
-    finally:
-        server.shutdown()
-        server.server_close()

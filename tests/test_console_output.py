@@ -79,9 +79,9 @@ def test_matchup_shows_contender_names_in_full(tmp_path):
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
     res = _run_cli(["matchup", str(path), "--out", str(tmp_path), "--no-progress", "--bootstrap", "20"], 80, tmp_path)
     assert res.returncode == 0, res.stderr
-    lines = res.stderr.splitlines()
-    assert not [ln for ln in lines if len(ln) > 80]
-    assert "…" not in res.stderr
+    lines = res.stdout.splitlines()                    # the ratings are the answer: stdout
+    assert not [ln for ln in lines if len(ln) > 80 and not _a_path_line(ln)]
+    assert "…" not in res.stdout
     rows = [ln.split("│")[2].strip() for ln in lines if ln.startswith("│")]
     for name in names[:3]:
         assert name in rows, name                          # whole, on one line

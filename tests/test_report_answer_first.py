@@ -1,7 +1,7 @@
 """Issue 31 (report): the answer first — the primary metric's headline with its CI right under the
 title (a ranking question: the best option and those not distinguishable from it), images that
 open full size on tap, placeholders collapsed and grouped by file with their counts; in headless
-Chromium at 1280 and 412 px the headline is visible without scrolling and nothing scrolls sideways."""
+Chromium at 1280 and 412 px (laid out at exactly that width, tests/browser.body_at_width) the headline is visible without scrolling and nothing scrolls sideways."""
 import re
 from pathlib import Path
 
@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from analyzer.cli.app import app
-from tests.browser import SKIP, body_tag, find_browser, screenshot
+from tests.browser import SKIP, body_at_width, find_browser, screenshot
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
@@ -49,7 +49,7 @@ def test_the_headline_is_visible_on_a_phone_and_a_desktop(report, tmp_path):
     if browser is None:
         pytest.skip(SKIP)
     for device, (w, h) in (("phone", (412, 900)), ("desktop", (1280, 900))):
-        tag = body_tag(browser, report.as_uri(), f"{w},{h}")
+        tag = body_at_width(browser, report, w, h, tmp_path / device)
         assert 'data-overflow="false"' in tag and 'data-errors="0"' in tag, (device, tag)
         bottom = int(re.search(r'data-answer-bottom="(\d+)"', tag).group(1))
         assert bottom < h, (device, bottom)

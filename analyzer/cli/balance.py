@@ -14,6 +14,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from analyzer.cli.common import out as answer_console
 from analyzer.cli.common import SVG, THREADS, check_out, err, set_threads
 from analyzer.cli.summary import print_provenance
 from analyzer.core import interrupt
@@ -60,11 +61,11 @@ def _names_table(title: str, headers: list[str], rows: list[list[str]], name_col
     words[name_col] = len(headers[name_col])                  # a name wider than the room left folds
     frame = 3 * n + 1                                         # rich's borders and padding
     table = Table(title=title, title_justify="left")
-    if frame + sum(natural) <= err.width:
+    if frame + sum(natural) <= answer_console.width:
         widths: list[int | None] = [None] * n                 # it fits: rich lays it out whole
     else:
         widths = list(words)
-        spare = err.width - frame - sum(words)
+        spare = answer_console.width - frame - sum(words)
         for i in [name_col] + [i for i in range(n) if i != name_col]:   # the names first, then the rest
             grow = max(0, min(spare, natural[i] - widths[i]))
             widths[i] += grow
@@ -128,7 +129,7 @@ def matchup(
     if doc is None:
         return
     # contender names in full (issue 28): the other columns wrap first
-    err.print(_names_table(
+    answer_console.print(_names_table(
         f"{sc.name}: Bradley–Terry ratings relative to {doc['reference']} ({mode}, {m.trials:,} trials per "
         f"{'pair' if mode == 'seated' else 'contender'}; {doc['placeholder_count']} placeholder value(s) used)",
         ["rank", "contender", "rating [95% CI]", "P(beats reference)", "mean score", "cost"],
@@ -137,10 +138,10 @@ def matchup(
           "" if x["cost"] is None else f"{x['cost']:g}"] for x in doc["ratings"]], name_col=1))
     unclear = [f"{x['a']} vs {x['b']}" for x in doc["matchups"] if x["ci_crosses_half"] and x["a"] != x["b"]]
     if unclear:
-        err.print(f"  cells whose 95% CI contains 1/2: {', '.join(unclear)}", highlight=False, markup=False)
+        answer_console.print(f"  cells whose 95% CI contains 1/2: {', '.join(unclear)}", highlight=False, markup=False)
     for s in doc["symmetry"]:
         mark = "ok" if s["ok"] else "NOT 1/2"
-        err.print(f"  {s['contender']} vs itself: seat A scores {s['mean']:.4f} [{s['ci_low']:.4f}, "
+        answer_console.print(f"  {s['contender']} vs itself: seat A scores {s['mean']:.4f} [{s['ci_low']:.4f}, "
                   f"{s['ci_high']:.4f}] {mark}", highlight=False, markup=False)
     if doc["fair_cost"]:
         rows = []
@@ -151,13 +152,13 @@ def matchup(
             change = "" if f["cost_change"] is None else f"{f['cost_change']:+.4g}"
             rows.append([f["contender"], "" if f["cost"] is None else f"{f['cost']:g}", fair, change,
                          f["method"] + (f": {f['note']}" if f["note"] else "")])
-        err.print(_names_table(f"fair cost: parity with {doc['reference']} at its budget",
+        answer_console.print(_names_table(f"fair cost: parity with {doc['reference']} at its budget",
                                ["contender", "cost", "fair cost [95% CI]", "change", "how"], rows, name_col=0))
     for note in doc["notes"][:1] + [n for n in doc["notes"] if "PLACEHOLDER" in n or "not 1/2" in n
                                     or "exactly 1/2" in n]:
-        err.print(f"  note: {note}", highlight=False, markup=False)
+        answer_console.print(f"  note: {note}", highlight=False, markup=False)
     print_provenance(doc["placeholders"], doc["example_values"], where="matchup.json")
-    err.print(f"[green]wrote[/] {folder}")
+    answer_console.print(f"[green]wrote[/] {folder}")
 
 
 def solve(
@@ -219,10 +220,10 @@ def solve(
         mark = " ←" if e["value"] == doc["value"] else ""
         table.add_row(f"{e['value']:g}{mark}", f"{e['mean']:.4g}", "exact" if doc["mode"] == "exact" else
                       f"[{e['ci_low']:.4g}, {e['ci_high']:.4g}]")
-    err.print(table)
+    answer_console.print(table)
     answer = (f"{doc['param']} = {doc['value']:g}" if doc["value"] is not None else "no crossing in the range")
-    err.print(f"[bold]answer:[/] {escape(answer)}", highlight=False)
+    answer_console.print(f"[bold]answer:[/] {escape(answer)}", highlight=False)
     for note in doc["notes"][:2] + [n for n in doc["notes"] if n.startswith("not resolved")]:
-        err.print(f"  note: {note}", highlight=False, markup=False)
+        answer_console.print(f"  note: {note}", highlight=False, markup=False)
     print_provenance(doc["placeholders"], doc["example_values"], where="solve.json")
-    err.print(f"[green]wrote[/] {folder}")
+    answer_console.print(f"[green]wrote[/] {folder}")

@@ -8,7 +8,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from analyzer.cli.common import THREADS, check_out, err, load_all, progress_factory, set_threads, stats
+from analyzer.cli.common import out as answer_console
+from analyzer.cli.common import THREADS, check_out, err, load_all, out, progress_factory, set_threads, stats
 from analyzer.core import interrupt
 
 
@@ -68,10 +69,10 @@ def sensitivity(
         effect = (f"cannot run: {e.error}" if e.error else f"{e.mean:+.4g}±{e.se:.2g}  [{e.ci_low:+.4g}, {e.ci_high:+.4g}]"
                   + (f"  {stats().NO_DETECTABLE_EFFECT}" if e.ci_low <= 0 <= e.ci_high else ""))
         table.add_row(escape(f"{v.what} [{v.kind}]"), escape(f"{v.base!r} → {v.value!r}"), escape(effect))
-    err.print(table)
+    answer_console.print(table)
     if result.skipped:
-        err.print(f"  not perturbed (not numbers, or identifiers such as card numbers): {len(result.skipped)} "
+        answer_console.print(f"  not perturbed (not numbers, or identifiers such as card numbers): {len(result.skipped)} "
                   f"value(s), listed in sensitivity.json",
                   highlight=False, markup=False)
-    err.print(f"[green]wrote[/] {escape(str(folder))}")
-    err.print(f"report: {escape(str(folder / 'report.html'))}", highlight=False)
+    answer_console.print(f"[green]wrote[/] {escape(str(folder))}")
+    answer_console.print(f"report: {escape(str(folder / 'report.html'))}", highlight=False)

@@ -42,17 +42,16 @@ def test_every_shipped_scenario_runs_with_plots(tmp_path):
     r = invoke("run", SCEN, "--out", tmp_path, "--trials", 8192, "--no-progress")
     assert r.exit_code == 0, r.stderr
     runs = {p.parent.parent.name: p.parent for p in Path(tmp_path).rglob("summary.json")}
-    assert set(runs) == {"escort_detection_example", "escort-detection-table", "wolfpack-size",
-                         "convoy37-veteran-viic-approach", "convoy37-wolfpack", "campaign-example-fleet-comienza",
-                         "loadout-example-fleets-comienza", "loadout-enumerate-comienza", "my-campaign-copy",
-                         "uboat-loadouts"}   # matchup_loadouts.yaml: 'run' runs its params as a plain scenario
-    assert (runs["escort-detection-table"] / "escort_detection_heatmap.png").is_file()
-    assert (runs["wolfpack-size"] / "wolfpack_pack_size.png").is_file()
-    assert (runs["convoy37-veteran-viic-approach"] / "engagement_policies.png").is_file()
-    summary = json.loads((runs["convoy37-veteran-viic-approach"] / "summary.json").read_text())
+    assert set(runs) == {"escort_detection_example", "escort_detection_table", "wolfpack_size",
+                         "convoy37_engagement", "convoy37_wolfpack_engagement", "campaign_example_fleet",
+                         "loadout_example_fleets", "loadout_enumerate", "my_campaign",
+                         "matchup_loadouts"}   # folders follow the FILE; matchup_loadouts.yaml: 'run' runs its params
+    assert (runs["escort_detection_table"] / "escort_detection_heatmap.png").is_file()
+    assert (runs["wolfpack_size"] / "wolfpack_pack_size.png").is_file()
+    assert (runs["convoy37_engagement"] / "engagement_policies.png").is_file()
+    summary = json.loads((runs["convoy37_engagement"] / "summary.json").read_text())
     assert {p["path"] for p in summary["placeholders"]} >= {"rules.uboat_attack", "rules.enemy_attack"}
-    for name in ("escort-detection-table", "wolfpack-size"):
-        sc = {"escort-detection-table": "escort_detection_table.yaml", "wolfpack-size": "wolfpack_size.yaml"}[name]
+    for sc in ("escort_detection_table.yaml", "wolfpack_size.yaml"):
         r = invoke("exact", SCEN / sc, "--out", tmp_path, "--json")
         assert r.exit_code == 0, r.stderr
 
