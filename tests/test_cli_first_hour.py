@@ -212,6 +212,9 @@ def test_the_answer_goes_to_stdout_and_diagnostics_to_stderr(tmp_path):
         assert res.returncode == 0, res.stderr
         assert "│" in res.stdout and "wrote" in res.stdout, (args, res.stdout)
         assert "│" not in res.stderr and "wrote" not in res.stderr, (args, res.stderr)
+    # matchup and solve folders follow the scenario FILE (the scenario's name: is another), with 'latest'
+    for folder in ("matchup-matchup", "solve_tail_gunner_skill-solve"):
+        assert (tmp_path / folder / "latest" / "report.html").is_file(), sorted(p.name for p in tmp_path.iterdir())
 
 
 def test_a_big_sweep_prints_a_compact_table_and_the_reports_path(tmp_path):

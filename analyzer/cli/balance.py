@@ -94,7 +94,7 @@ def matchup(
                                             "batches for the rating CIs, 20 to 10000 (default: matchup.bootstrap, "
                                             "200)."),
     threads: Optional[int] = THREADS,
-    out: Path = typer.Option(Path("results"), help="Root folder: writes <out>/<scenario>-matchup/<run-id>/ "
+    out: Path = typer.Option(Path("results"), help="Root folder: writes <out>/<scenario file stem>-matchup/<run-id>/ "
                                                    "(matchups.parquet, ratings.parquet, matchup.json, plots, "
                                                    "manifest.json, report.html)."),
     json_out: bool = typer.Option(False, "--json", help="Print matchup.json to stdout and nothing else on stdout."),
@@ -181,7 +181,7 @@ def solve(
     seed: Optional[int] = typer.Option(None, help="Random seed (default: the file's). Every value runs on the same "
                                                   "random streams."),
     threads: Optional[int] = THREADS,
-    out: Path = typer.Option(Path("results"), help="Root folder: writes <out>/<scenario>-solve/<run-id>/ "
+    out: Path = typer.Option(Path("results"), help="Root folder: writes <out>/<scenario file stem>-solve/<run-id>/ "
                                                    "(solve.json, evaluations.parquet, plot, manifest.json, "
                                                    "report.html)."),
     json_out: bool = typer.Option(False, "--json", help="Print solve.json to stdout ({param, value, metric, target, "

@@ -605,7 +605,7 @@ def placeholder_count(m: Matchup) -> int:
 
 
 def write(m: Matchup, r: Ratings, out_root: Path, *, threads: int, formats: tuple[str, ...] = ("png",)) -> Path:
-    """``<out>/<scenario>-matchup/<run-id>/``: matchups.parquet (one row per ordered pair),
+    """``<out>/<scenario file stem>-matchup/<run-id>/``: matchups.parquet (one row per ordered pair),
     ratings.parquet, fair_cost.parquet (with --fair-cost), matchup.json, the matrix heatmap, the
     ranking plot (and the fair-cost plot), manifest.json and report.html; built under a
     temporary name and renamed into place."""
@@ -616,7 +616,7 @@ def write(m: Matchup, r: Ratings, out_root: Path, *, threads: int, formats: tupl
     from analyzer.core.formats import MANIFEST_JSON, MATCHUP_JSON
     from analyzer.analyses.balance.common import manifest, report_page
     doc = document(m, r)
-    with outputs.RunFolderBuild(Path(out_root), f"{m.sc.name}-matchup", m.sc.digest) as build:
+    with outputs.RunFolderBuild(Path(out_root), f"{outputs.folder_name(m.sc)}-matchup", m.sc.digest) as build:
         tmp = build.tmp
         outputs.write_parquet(pd.DataFrame(doc["matchups"]), tmp / "matchups.parquet")
         outputs.write_parquet(pd.DataFrame(doc["ratings"]), tmp / "ratings.parquet")

@@ -385,7 +385,7 @@ def figure(doc: dict):
 
 
 def write(sol: Solution, out_root: Path, *, threads: int, formats: tuple[str, ...] = ("png",)) -> Path:
-    """``<out>/<scenario>-solve/<run-id>/``: solve.json, evaluations.parquet, the plot,
+    """``<out>/<scenario file stem>-solve/<run-id>/``: solve.json, evaluations.parquet, the plot,
     manifest.json and report.html, written atomically."""
     import matplotlib.pyplot as plt
     import pandas as pd
@@ -396,7 +396,7 @@ def write(sol: Solution, out_root: Path, *, threads: int, formats: tuple[str, ..
     from analyzer.core.formats import MANIFEST_JSON, SOLVE_JSON
     from analyzer.analyses.balance.common import manifest, report_page
     doc = document(sol)
-    with outputs.RunFolderBuild(Path(out_root), f"{sol.sc.name}-solve", sol.sc.digest) as build:
+    with outputs.RunFolderBuild(Path(out_root), f"{outputs.folder_name(sol.sc)}-solve", sol.sc.digest) as build:
         tmp = build.tmp
         outputs.write_parquet(pd.DataFrame(doc["evaluations"]), tmp / "evaluations.parquet")
         outputs.write_document(tmp, SOLVE_JSON, doc)
