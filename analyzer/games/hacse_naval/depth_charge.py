@@ -301,16 +301,17 @@ def pattern_state_distributions(cc: CompiledCharges, patterns, ex: SheetExact | 
 def overrun_exact(ex: SheetExact, dist: dict, depth: int, max_depth: int, mode: str, rows) -> dict:
     """``dist`` after the end-of-round depth damage (W10 per level below the maximum depth, source
     l.39); each state's outcome distribution is computed once per (levels, mode) and kept in ``ex.memo``."""
-    out: dict = {}
-    get = out.get
     rows = tuple(rows)
-    for st, p in dist.items():
+    memo = ex.memo.setdefault(("overrun", mode, rows), {})     # (state, levels) -> (ids, p) arrays
+    one = np.ones(1, np.float64)
+    outcomes = []
+    for st in dist:
         levels = depth - (max_depth - st[1][kd.T_DEPTH_LOSS])
         if levels <= 0 or st[1][kd.T_SUNK]:
-            out[st] = get(st, 0.0) + p
+            outcomes.append((np.array([ex.state_id(st)], np.int64), one))
             continue
-        key = ("overrun", st, levels, mode, rows)
-        after = ex.memo.get(key)
+        key = (st, levels)
+        after = memo.get(key)
         if after is None:
             sub = {st: 1.0}
             if mode == "per_level":
@@ -318,10 +319,10 @@ def overrun_exact(ex: SheetExact, dist: dict, depth: int, max_depth: int, mode: 
                     sub = ex.hit_dist(sub, nw10(1), rows, skip_if_sunk=False)
             else:
                 sub = ex.hit_dist(sub, nw10(1, levels), rows, skip_if_sunk=False)
-            after = ex.memo[key] = tuple(sub.items())
-        for s2, q in after:
-            out[s2] = get(s2, 0.0) + p * q
-    return out
+            after = memo[key] = (np.array([ex.state_id(s2) for s2 in sub], np.int64),
+                                 np.fromiter(sub.values(), np.float64, len(sub)))
+        outcomes.append(after)
+    return ex.mix(dist, outcomes)
 
 
 def charge_damage_distribution(cc: CompiledCharges, pattern: list[int]) -> dict[int, float]:

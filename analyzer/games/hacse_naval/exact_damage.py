@@ -46,6 +46,9 @@ class SheetExact:
         self._trans: dict = {}              # (state, kind id) -> ((state after, p), ...)
         self.n_transitions = 0              # states whose outcomes were enumerated (a work counter)
         self.memo: dict = {}                # callers' per-state results (depth_charge.overrun_exact)
+        self._sid: dict = {}                # state -> small integer id (state_id)
+        self._states: list = []             # id -> state
+        self._trans_arr: dict = {}          # (state, kind id) -> (state ids, p) arrays (transition_arrays)
 
     def initial(self):
         return (tuple([0] * self.n_rows), tuple([0] * kd.N_TALLY), 0)
@@ -128,16 +131,46 @@ class SheetExact:
         drawn from ``rows`` ([(row, p)]); a sunk ship takes no further hit when ``skip_if_sunk``.
 
         Each state's outcomes over every amount and row are summed once (:meth:`transitions`) and
-        reused by every distribution holding that state (patterns, prior entries, the depth damage)."""
+        reused by every distribution holding that state (patterns, prior entries, the depth damage);
+        the outcomes of all the states are merged in one pass over arrays (:meth:`mix`)."""
         kind = self.kind(amounts, rows, source, skip_if_sunk)
-        out: dict = {}
-        get = out.get
-        for st, p in dist.items():
-            for st2, w in self.transitions(st, kind):
-                out[st2] = get(st2, 0.0) + p * w
-        if len(out) > MAX_STATES:
+        return self.mix(dist, [self.transition_arrays(st, kind) for st in dist])
+
+    def mix(self, dist, outcomes):
+        """``sum over states st of dist[st] x outcomes(st)`` as a distribution: ``outcomes`` holds, in
+        the order of ``dist``, each state's (state ids, probabilities) arrays (:meth:`transition_arrays`);
+        one ``bincount`` over the concatenated arrays sums equal states (the same order every time:
+        deterministic). Refuses more than ``MAX_STATES`` states."""
+        if not outcomes:
+            return {}
+        ids = np.concatenate([o[0] for o in outcomes])
+        lengths = np.fromiter((len(o[0]) for o in outcomes), np.int64, len(outcomes))
+        weights = np.concatenate([o[1] for o in outcomes]) * np.repeat(
+            np.fromiter(dist.values(), np.float64, len(dist)), lengths)
+        uniq, where = np.unique(ids, return_inverse=True)
+        if len(uniq) > MAX_STATES:
             raise TooLarge(f"exact mode would enumerate more than {MAX_STATES:,} damage states; run Monte Carlo")
-        return out
+        sums = np.bincount(where, weights=weights, minlength=len(uniq))
+        states = self._states
+        return {states[i]: w for i, w in zip(uniq.tolist(), sums.tolist())}
+
+    def state_id(self, st) -> int:
+        """A small integer naming the state ``st`` (one per distinct state, in order of first sight)."""
+        i = self._sid.get(st)
+        if i is None:
+            i = self._sid[st] = len(self._states)
+            self._states.append(st)
+        return i
+
+    def transition_arrays(self, st, kind: int):
+        """:meth:`transitions` of ``st`` as (state ids, probabilities) arrays, cached per (state, kind)."""
+        key = (st, kind)
+        t = self._trans_arr.get(key)
+        if t is None:
+            pairs = self.transitions(st, kind)
+            t = self._trans_arr[key] = (np.array([self.state_id(s2) for s2, _ in pairs], np.int64),
+                                        np.array([w for _, w in pairs], np.float64))
+        return t
 
     def kind(self, amounts, rows, source=kd.FROM_WEAPON, skip_if_sunk=True) -> int:
         """A small id of one kind of hit (its amounts, rows, source and whether a sunk ship is skipped)."""
