@@ -33,7 +33,8 @@ COMMAND_SOURCES = {"run": ("run", "run"), "exact": ("run", "exact"), "compare": 
                    "examples": ("init", "examples"), "init": ("init", "init"), "report": ("report", "report"),
                    "index": ("index", "index"), "sensitivity": ("sensitivity", "sensitivity"),
                    "plot": ("plot", "plot"), "bench": ("bench", "bench"), "matchup": ("balance", "matchup"),
-                   "solve": ("balance", "solve"), "schema": ("schema", "schema"), "data": ("data", "GROUP")}
+                   "solve": ("balance", "solve"), "search": ("search", "search"),
+                   "schema": ("schema", "schema"), "data": ("data", "GROUP")}
 
 
 def load_commands(names=None) -> dict:

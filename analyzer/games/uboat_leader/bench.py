@@ -71,6 +71,46 @@ def _bench_loadout_cli(console=None, trials: int | None = None) -> dict:
                          console=console)
 
 
+#: ``analyzer search`` on every affordable fleet of 32 SO (trained crews) x every SO plan
+SEARCH_SCENARIO = SCENARIO_ROOT / "uboat_leader" / "loadout_enumerate.yaml"
+SEARCH_SO_PLANS = ["intel", "none", "air_search", "support"]
+SEARCH_MAX_TRIALS = 262_144
+#: issue 30's acceptance: the search spends at most 1/10 of evaluating every option to its final trials
+SEARCH_TARGET = 0.1
+
+
+def bench_search(max_trials: int = SEARCH_MAX_TRIALS, console=None) -> dict:
+    """``analyzer search`` (margin 0, 95%) on the options of scenarios/uboat_leader/loadout_enumerate.yaml
+    (59 affordable fleets of trained crews for 32 SO) x the four SO plans: option-trials the kernel
+    played (the stream's anchor fleet included) against every option at the final trial count.
+    Below 16,384 trials (``--smoke``) it races the five plans of loadout_example_fleets.yaml instead
+    (the row's shape, not its ratio)."""
+    from analyzer.analyses import search as sr
+    from analyzer.bench.harness import row, say
+    if max_trials < 16_384:
+        _, space = sr.load(LOADOUT_SCENARIO)
+        what = "search: kernel option-trials / exhaustive (smoke: the 5 example plans)"
+    else:
+        _, space = sr.load(SEARCH_SCENARIO, so_plans=SEARCH_SO_PLANS)
+        what = (f"search: kernel option-trials / exhaustive ({len(space.names)} options: fleets for 32 SO x "
+                f"{len(SEARCH_SO_PLANS)} SO plans, margin 0, 95%)")
+    s = sr.run_search(space, max_trials=max_trials)
+    doc = sr.document(s)
+    say(console, f"    {len(space.names)} options, {len(s.rounds)} rounds to {s.final_trials:,} trials, chosen "
+                 f"{s.chosen} ({s.stop}; tied: {', '.join(s.tied)}); option-trials spent {s.trials_spent:,} "
+                 f"(kernel {s.runs:,} with the anchor) vs exhaustive {s.exhaustive_trials:,}: "
+                 f"{doc['spent_over_exhaustive']:.4f} ({doc['kernel_over_exhaustive']:.4f}); {s.wall_seconds:.1f} s")
+    return {"rows": [row("uboat-search", what, s.runs, "option-trials", doc["kernel_over_exhaustive"], SEARCH_TARGET,
+                         better="lower", reference="every option at the final trial count",
+                         reference_rate=s.exhaustive_trials)]}
+
+
+@register_benchmark("uboat-search", scenarios=(SEARCH_SCENARIO, LOADOUT_SCENARIO), quick_trials=32_768,
+                    target=SEARCH_TARGET)
+def _bench_search_cli(console=None, trials: int | None = None) -> dict:
+    return bench_search(trials or SEARCH_MAX_TRIALS, console=console)
+
+
 @register_benchmark("uboat-engagement", questions=(("uboat_leader", "engagement"),), scenarios=(SCENARIO,),
                     references=(REFERENCE,), scaling=SCENARIO, target=TARGET_RATIO)
 def _bench_cli(console=None, trials: int | None = None) -> dict:

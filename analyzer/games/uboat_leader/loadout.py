@@ -182,6 +182,24 @@ def ranking_lines(ranking: Ranking, summaries: dict, levels: list[str], exact: b
     return lines
 
 
+def fleet_plans(p: LoadoutQuestionParams, ctx: Context, gd: GameData) -> list[Plan]:
+    """The fleets a loadout point runs, in order: the listed ``fleets``, then with ``enumerate``
+    every affordable fleet not listed (:func:`affordable_fleets`); ``analyzer search`` takes its
+    options from here (:mod:`analyzer.analyses.search`)."""
+    plans = [Plan(f.name, f.fleet, f.so) for f in p.fleets]
+    if p.enumerate:
+        given = {_default_key(pl) for pl in plans} - {None}
+        for boats in affordable_fleets(p, ctx, gd):
+            if tuple(boats) not in given:
+                plans.append(Plan(fleet_name(boats), [LoadoutParams(id=i, level=lv) for i, lv in boats], None))
+        if not plans:
+            raise param_error(ctx, "enumerate", "no fleet of the roster is affordable and allowed by this sheet")
+    clash = sorted({pl.name for pl in plans[len(p.fleets):]} & {f.name for f in p.fleets})
+    if clash:
+        raise param_error(ctx, "fleets", f"{', '.join(clash)}: the name of an enumerated fleet; rename it")
+    return plans
+
+
 @register
 class Loadout(Question):
     game = "uboat_leader"
@@ -198,17 +216,7 @@ class Loadout(Question):
 
     def prepare(self, p: LoadoutQuestionParams, ctx: Context) -> Prepared:
         gd = GameData(ctx)
-        plans = [Plan(f.name, f.fleet, f.so) for f in p.fleets]
-        if p.enumerate:
-            given = {_default_key(pl) for pl in plans} - {None}
-            for boats in affordable_fleets(p, ctx, gd):
-                if tuple(boats) not in given:
-                    plans.append(Plan(fleet_name(boats), [LoadoutParams(id=i, level=lv) for i, lv in boats], None))
-            if not plans:
-                raise param_error(ctx, "enumerate", "no fleet of the roster is affordable and allowed by this sheet")
-        clash = sorted({pl.name for pl in plans[len(p.fleets):]} & {f.name for f in p.fleets})
-        if clash:
-            raise param_error(ctx, "fleets", f"{', '.join(clash)}: the name of an enumerated fleet; rename it")
+        plans = fleet_plans(p, ctx, gd)
         if len(plans) > p.max_fleets:
             raise param_error(ctx, "max_fleets", f"{len(plans)} fleets to run, max_fleets is {p.max_fleets}: raise "
                               f"max_fleets to {len(plans)} or narrow levels / list fleets")
