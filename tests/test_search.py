@@ -84,6 +84,16 @@ def test_finds_the_planted_best_over_seeds_and_spends_less_than_exhaustive():
     assert max(ratios) < 0.5, ratios
 
 
+def test_lower_is_better_finds_the_planted_lowest_and_its_margin_stop():
+    mus = [0.0, 1.0] + [8.0 + i for i in range(15)]
+    for seed in range(5):
+        space = PlantedSpace(mus, seed=seed)
+        space.higher_is_better = False
+        s = sr.run_search(space, first=64, max_trials=64 * 2 ** 12, margin=2.0)
+        assert s.chosen in ("opt0", "opt1") and "opt0" in s.tied and s.stop != "max_trials"
+        assert mus[int(s.chosen[3:])] - mus[0] <= s.gap_bound <= 2.0     # the guarantee, lower is better
+
+
 def test_stops_within_the_margin_and_the_chosen_option_is_within_it():
     # the best and a runner-up 1 unit below it (margin 2): either is an acceptable answer,
     # and the search must stop on the margin, not run to max_trials
@@ -194,11 +204,14 @@ def test_cli_writes_search_json_and_prints_the_answer(tmp_path):
 
 
 def _close_file(tmp_path: Path) -> Path:
-    """Two SO plans of one fleet whose mean VP differ little (Intelligence, Support): several rounds."""
+    """Two SO plans of one fleet whose mean VP differ little (Intelligence, Support): several rounds;
+    and a one-boat fleet, clearly worse."""
     doc = yaml.safe_load(EXAMPLE.read_text())
     fleet = [{"id": b, "level": "trained"} for b in ("U-20", "U-43", "U-47", "U-51")]
     doc["params"]["fleets"] = [{"name": "intel", "fleet": fleet, "so": "intel"},
-                               {"name": "support", "fleet": fleet, "so": "support"}]
+                               {"name": "support", "fleet": fleet, "so": "support"},
+                               # dropped in round 1: its card's placeholders are still the search's
+                               {"name": "lone_u56", "fleet": [{"id": "U-56", "level": "trained"}]}]
     path = tmp_path / "loadout_close.yaml"
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
     return path
@@ -229,6 +242,7 @@ def test_cli_interrupted_search_resumes_to_the_uninterrupted_answer(tmp_path, mo
     assert whole.exit_code == 0, whole.output
     expected = json.loads(whole.stdout)
     assert len(expected["rounds"]) >= 2           # the stop in round 2 happens inside the search
+    assert expected["rounds"][0]["dropped"] == ["lone_u56"]
     with monkeypatch.context() as m:
         _stop_on_call(m, stop_in_round)
         res = CliRunner().invoke(_app(), ["search", str(path), *args, "--out", str(tmp_path / "b")])

@@ -44,7 +44,9 @@ def test_escort_detection_effects_are_the_exact_ones():
 
 def test_rule_options_data_files_and_invalid_values(tmp_path):
     """A data-file placeholder (the critical HP) and every other reading of each rule option are
-    variants; a step that leaves a value's allowed range is reported, not a crash."""
+    variants; a step that leaves a value's allowed range is reported, not a crash. Issue 30: it is
+    listed under not_perturbed with the validation's reason, not run and not a row (it was a row
+    with an error, last in the ranking)."""
     sc = scenario_mod.load("scenarios/dystopian_wars/attack_ad10.yaml")
     vs, _ = sensitivity.variants(sc)
     whats = {v.what for v in vs}
@@ -55,9 +57,10 @@ def test_rule_options_data_files_and_invalid_values(tmp_path):
     path = tmp_path / "example.yaml"
     path.write_text(yaml.safe_dump(doc))
     result = sensitivity.run(scenario_mod.load(path), trials=2_000)
-    bad = _effects(result)[("params.alerted", -1)]
-    assert bad.error and "alerted" in bad.error
-    assert result.ranked()[-1] is bad
+    assert ("params.alerted", -1) not in _effects(result) and ("params.alerted", 1) in _effects(result)
+    (bad,) = [s for s in result.skipped if s.startswith("params.alerted = -1 ")]
+    assert "refused, not run" in bad and "alerted" in bad.split("refused, not run", 1)[1]
+    assert not any(e.error for e in result.ranked())
 
 
 def test_a_sweep_is_refused():

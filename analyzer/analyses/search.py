@@ -143,8 +143,9 @@ class Search:
 
     def guarantee(self) -> str:
         lvl = f"{self.level:.0%}"
-        fam = (f"Bonferroni over all {len(self.names) * (len(self.names) - 1) // 2:,} pairs of the "
-               f"{len(self.names)} options in each of the {self.rounds_planned} planned rounds")
+        pairs = len(self.names) * (len(self.names) - 1) // 2
+        fam = (f"Bonferroni over all {pairs:,} pair{'s' if pairs != 1 else ''} of the {len(self.names)} options "
+               f"in each of the {self.rounds_planned} planned round{'s' if self.rounds_planned != 1 else ''}")
         if self.stop == "one_left":
             what = f"{self.chosen} is the best option"
         else:
@@ -331,10 +332,14 @@ class LoadoutSpace:
         self.data_files: list[dict] = []
         self.placeholders: list = []
         self._seen: set = set()
+        self._last = None
 
     def prepared(self, indices: list[int]):
-        """The loadout point of the anchor and ``indices`` (the anchor first, once)."""
+        """The loadout point of the anchor and ``indices`` (the anchor first, once); the last one
+        is kept (the first round reuses the one :func:`settings_of` made of every option)."""
         from analyzer.run.runner import prepare_point
+        if self._last is not None and self._last[0] == tuple(indices):
+            return self._last[1]
         fleets = [self.options[i] for i in indices]
         lead = [] if self._same(fleets[0], self.anchor) else [self.anchor]
         run = lead + fleets
@@ -350,7 +355,8 @@ class LoadoutSpace:
             if (ph.path, ph.source) not in self._seen:
                 self._seen.add((ph.path, ph.source))
                 self.placeholders.append(ph)
-        return prep, len(lead), len(run)
+        self._last = (tuple(indices), (prep, len(lead), len(run)))
+        return self._last[1]
 
     @staticmethod
     def _same(a, b) -> bool:
@@ -417,7 +423,7 @@ class Folder:
 def settings_of(sc, space: LoadoutSpace, *, so_plans, level, margin, first, max_trials) -> dict:
     """What a search folder is bound to: the scenario (absolute path, SHA-256), the seed, the data
     files the options read (SHA-256), the options and every setting of the procedure."""
-    space.prepared([0, 1])                          # records the data files the options read
+    space.prepared(list(range(len(space.names))))   # every option: the data files and placeholders they read
     return {"scenario_file": str(Path(sc.path).resolve()), "scenario_sha256": sc.digest, "seed": sc.spec.seed,
             "so_plans": list(so_plans or []), "level": level, "margin": margin, "first_trials": first,
             "max_trials": max_trials, "options": list(space.names),

@@ -8,12 +8,24 @@ other readings. Each variant runs against the unchanged scenario on common rando
 95% CI of B - A. The variants are built as files: a copy of the scenario and of every data
 file it reads, in a temporary folder, with the one value changed (a data file beside a
 scenario overrides the shipped one), so a variant is an ordinary scenario run.
+
+Besides single values: a question's value groups (:attr:`Question.value_groups`: a deck, a
+table, a sheet block) are each moved as ONE variant (every used number of the group one step
+down together, then up), and every choice of the point's policies (a parameter under a field
+named ``policy``: patrol best / spread / nearest...) is switched to each other allowed value.
+A variant the scenario's validation refuses (a value out of its allowed range, a data
+invariant such as a campaign of 0 patrols) is not run: it is listed under ``not_perturbed``
+with the reason.
 """
 from __future__ import annotations
 
+import copy
 import math
+import re
 import shutil
 import tempfile
+import types
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -23,7 +35,7 @@ import yaml
 
 from analyzer.core import scenario as scenario_mod
 from analyzer.core.errors import ScenarioError
-from analyzer.core.gamedata import DataError, is_wrapper, read_yaml
+from analyzer.core.gamedata import DataError, is_under, is_wrapper, read_yaml
 from analyzer.run.runner import prepare_point
 from analyzer.core.stats import NO_DETECTABLE_EFFECT
 
@@ -38,10 +50,22 @@ class Variant:
 
     what: str
     kind: str            # placeholder | example | parameter default | rule option | what-if rule | source value
+    #                      | value group | policy
     base: Any
     value: Any
     file: str = ""       # the data file holding it (data values)
     keys: tuple = ()     # source values: the keys from the file's root
+    #: a value group: every used value it changes, as (data path, file or "default", value tried,
+    #: whether it is a placeholder)
+    edits: tuple = ()
+    #: how many used values of the game data / params the variant changes (a rule option or a policy: 0)
+    values: int = 1
+    #: of those, placeholders (what the rule source does not give; examples not counted)
+    placeholder_values: int = 0
+
+    def changes(self) -> str:
+        """A value group's changes, ``path: value tried; ...`` (empty for any other variant)."""
+        return "; ".join(f"{path}: {value!r}" for path, _, value, _ in self.edits)
 
 
 @dataclass
@@ -52,13 +76,18 @@ class Effect:
     se: float = math.nan
     ci_low: float = math.nan
     ci_high: float = math.nan
-    error: str = ""      # the variant could not run (e.g. a value out of its allowed range)
+    error: str = ""      # the variant could not run (kept for old callers: refused variants are now skipped)
+    #: placeholder values the variant's point uses (as its run would list them: only what the question reads)
+    placeholders: int = 0
 
     def row(self) -> dict:
         v = self.variant
-        return {"what": v.what, "kind": v.kind, "base": repr(v.base), "value": repr(v.value), "file": v.file,
+        shown = (lambda x: x) if v.kind == "value group" else repr
+        return {"what": v.what, "kind": v.kind, "base": shown(v.base), "value": shown(v.value), "file": v.file,
                 "metric": self.metric, "effect": self.mean, "se": self.se, "ci_low": self.ci_low,
-                "ci_high": self.ci_high, "error": self.error}
+                "ci_high": self.ci_high, "error": self.error, "values": v.values,
+                "placeholder_values": v.placeholder_values, "placeholders": self.placeholders,
+                "changes": v.changes()}
 
 
 @dataclass
@@ -68,8 +97,9 @@ class Sensitivity:
     base_mean: float
     trials: int
     effects: list[Effect] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)   # used values that are not numbers
+    skipped: list[str] = field(default_factory=list)   # not varied, or refused: each with its reason
     game: str = ""
+    base_placeholders: int = 0   # placeholder values the unchanged point uses
     question: str = ""
     seed: int | None = None
     created_utc: str = ""      # when the variants finished (UTC, ISO seconds)
@@ -120,12 +150,27 @@ def _dotted(keys: tuple) -> str:
     return out
 
 
-def variants(sc: scenario_mod.Scenario, include_source_values: bool = False) -> tuple[list[Variant], list[str]]:
+#: every kind of variant, in the order :func:`variants` lists them
+KINDS = ("placeholder", "example", "parameter default", "source value", "value group", "rule option",
+         "what-if rule", "policy")
+
+
+def variants(sc: scenario_mod.Scenario, include_source_values: bool = False,
+             kinds: tuple[str, ...] | None = None, only: tuple[str, ...] | None = None
+             ) -> tuple[list[Variant], list[str]]:
     """Every one-at-a-time change of the scenario's single point, and the used values that
     are not numbers (listed, not perturbed). ``include_source_values`` adds every plain
     number of every data file the point reads (values the source gives: "what if the
     printed value were one step different"); most of them are not read by a given point and
-    cannot change the answer."""
+    cannot change the answer. Then the question's value groups (each as one variant down and
+    one up), its rule options and the point's policy choices (each other allowed value). ``kinds``
+    keeps only variants of those kinds (:data:`KINDS`; None: all), ``only`` those of the values named
+    (a data path, ``params.x`` or ``rules.x`` and what lies below it, or a value group's name)."""
+    if kinds is not None:
+        unknown = [k for k in kinds if k not in KINDS]
+        if unknown:
+            raise ScenarioError(str(sc.path), "kind", f"got {', '.join(map(repr, unknown))}; allowed: "
+                                f"{', '.join(KINDS)}")
     point = sc.points[0]
     prepared = prepare_point(sc, point)
     out: list[Variant] = []
@@ -137,7 +182,8 @@ def variants(sc: scenario_mod.Scenario, include_source_values: bool = False) -> 
             why = "an identifier" if _is_identifier(ph.path) else "not a number"
             skipped.append(f"{ph.path} = {ph.value!r} ({kind}; {why})")
         for v in steps:
-            out.append(Variant(ph.path, kind, ph.value, v, "" if ph.source == "default" else ph.source))
+            out.append(Variant(ph.path, kind, ph.value, v, "" if ph.source == "default" else ph.source,
+                               placeholder_values=0 if ph.is_example else 1))
     if include_source_values:
         for entry in prepared.data_files:
             base = sc.path.parent if entry["origin"] == "scenario" else sc.context(point).game_dir
@@ -147,14 +193,151 @@ def variants(sc: scenario_mod.Scenario, include_source_values: bool = False) -> 
                     continue
                 for v in _steps(value):
                     out.append(Variant(f"{entry['path']}:{_dotted(keys)}", "source value", value, v, str(source),
-                                       keys))
+                                       keys, placeholder_values=0))
+    for group in sc.question.value_groups:
+        made = group_variants(group, prepared.placeholders)
+        if not made:
+            skipped.append(f"{group.name} (value group; this point uses none of its values: "
+                           f"{', '.join(group.paths)})")
+        out.extend(made)
     for option in sc.question.rule_options:
         current = point.rules.get(option.name, option.default)
         for v in option.values:
             if v != current:
                 kind = "what-if rule" if v in option.what_if else "rule option"
-                out.append(Variant(f"rules.{option.name}", kind, current, v))
+                out.append(Variant(f"rules.{option.name}", kind, current, v, values=0))
+    for path, current, v in policy_choices(point.params):
+        out.append(Variant(f"params.{path}", "policy", current, v, values=0))
+    if kinds is not None:
+        out = [v for v in out if v.kind in kinds]
+    if only is not None:
+        out = [v for v in out if any(is_under(v.what, o) for o in only)]
     return out, skipped
+
+
+# -- value groups ------------------------------------------------------------------------------
+
+def _pattern(path: str) -> re.Pattern:
+    """A group's data-path pattern (``[*]`` any index, ``*`` any key) matching a value at or below it."""
+    out = ""
+    for token in re.split(r"(\[\*\]|\*)", path):
+        out += {"[*]": r"\[\d+\]", "*": r"[^.\[\]]+"}.get(token, re.escape(token))
+    return re.compile(out + r"(?=$|[.\[])")
+
+
+def _leaves(value: Any, sub: tuple = ()):
+    """(keys inside the value, number) of every number of a placeholder's value (itself when a number)."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, (int, float)):
+        yield sub, value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaves(v, sub + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _leaves(v, sub + (i,))
+
+
+def _suffix(sub: tuple) -> str:
+    return "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in sub)
+
+
+def _scaled(value, factor: float):
+    x = value * factor
+    return int(math.floor(x + 0.5)) if isinstance(value, int) else x
+
+
+def group_variants(group, placeholders) -> list[Variant]:
+    """The two variants of a value group (:class:`analyzer.core.questions.ValueGroup`): every number
+    of every placeholder or example value the point uses (``placeholders``: the prepared point's,
+    so only what the question reads) that matches the group, moved down together, then up.
+    None when the point uses none of them."""
+    patterns = [_pattern(p) for p in group.paths]
+    members = []            # (placeholder, [(sub keys, number)])
+    for ph in placeholders:
+        hits = [(sub, x) for sub, x in _leaves(ph.value)
+                if any(rx.match(ph.path + _suffix(sub)) for rx in patterns)
+                and not _is_identifier(ph.path + _suffix(sub))]
+        if hits:
+            members.append((ph, hits))
+    if not members:
+        return []
+    n_values = sum(len(h) for _, h in members)
+    n_placeholders = sum(len(h) for ph, h in members if not ph.is_example)
+    if group.scale is None:
+        labels = ("each one step down", "each one step up")
+        moves = (lambda x: _steps(x)[0], lambda x: _steps(x)[1])
+    else:
+        labels = (f"each x{1 / group.scale:.4g}", f"each x{group.scale:.4g}")
+        moves = (lambda x: _scaled(x, 1 / group.scale), lambda x: _scaled(x, group.scale))
+    out = []
+    for label, move in zip(labels, moves):
+        edits = []
+        for ph, hits in members:
+            value = copy.deepcopy(ph.value)
+            for sub, x in hits:
+                if not sub:
+                    value = move(x)
+                    continue
+                obj = value
+                for k in sub[:-1]:
+                    obj = obj[k]
+                obj[sub[-1]] = move(x)
+            edits.append((ph.path, ph.source, value, not ph.is_example))
+        out.append(Variant(group.name, "value group", f"as in the data ({n_values} values)", label,
+                           edits=tuple(edits), values=n_values, placeholder_values=n_placeholders))
+    return out
+
+
+# -- policies ------------------------------------------------------------------------------------
+
+def _choices(annotation) -> tuple:
+    """The allowed values of a choice field: its Literal values (through Optional / Union), or
+    False / True for a bool."""
+    if annotation is bool:
+        return (False, True)
+    origin = typing.get_origin(annotation)
+    if origin is typing.Literal:
+        return typing.get_args(annotation)
+    if origin in (typing.Union, types.UnionType):
+        out = ()
+        for arg in typing.get_args(annotation):
+            out += tuple(c for c in _choices(arg) if c not in out)
+        return out
+    return ()
+
+
+def policy_choices(params, path: str = "", in_policy: bool = False):
+    """(dotted parameter path, value in the point, other allowed value) of every choice of the point's
+    policies: a field with allowed values (Literal, bool) at or below a parameter whose name contains
+    ``policy`` (``policy.patrol``, ``target_policy.a``, ``fleet[0].policy.endurance``). A value left
+    unset (None: "use the shared policy") is not varied."""
+    from pydantic import BaseModel
+
+    for name, info in type(params).model_fields.items():
+        value = getattr(params, name)
+        where = f"{path}.{name}" if path else name
+        policy = in_policy or "policy" in name
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                if isinstance(item, BaseModel):
+                    yield from policy_choices(item, f"{where}[{i}]", policy)
+            continue
+        if isinstance(value, BaseModel):
+            yield from policy_choices(value, where, policy)
+        if not policy or value is None:
+            continue
+        choices = [c for c in _choices(info.annotation) if c is not None]
+        if isinstance(value, BaseModel):
+            current = value.model_dump(exclude_defaults=True)
+        elif any(type(c) is type(value) and c == value for c in choices):
+            current = value
+        else:
+            continue
+        for c in choices:
+            if not (type(c) is type(value) and c == value):
+                yield where, current, c
 
 
 def _data_location(raw: Any, full_path: str) -> tuple[list, Any] | None:
@@ -213,32 +396,48 @@ def _variant_scenario(sc: scenario_mod.Scenario, data_files: tuple[dict, ...], v
         shutil.copyfile(base / entry["path"], target)
     if variant.what.startswith("rules."):
         raw.setdefault("rules", {})[variant.what[len("rules."):]] = variant.value
-    elif variant.what.startswith("params.") and not variant.file:
-        _set_param(raw.setdefault("params", {}), variant.what[len("params."):], variant.value)
-    elif Path(variant.file).resolve() == sc.path.resolve():     # a labelled value in the scenario itself
-        loc = _data_location(raw, variant.what)
-        if loc is None:
-            raise DataError(f"{sc.path}: {variant.what}: not found in the scenario")
-        _set_in(raw, loc[0], variant.value)
+        edits = ()
+    elif variant.edits:                           # a value group: each of its used values
+        edits = tuple((what, "" if file == "default" else file, (), value) for what, file, value, _ in variant.edits)
     else:
-        source = Path(variant.file).resolve()
-        rel = next((e["path"] for e in data_files
-                    if ((sc.path.parent if e["origin"] == "scenario" else sc.context(sc.points[0]).game_dir)
-                        / e["path"]).resolve() == source), None)
-        if rel is None:
-            raise DataError(f"{variant.file}: not among the data files the point read")
-        doc = read_yaml(folder / rel)
-        if variant.keys:
-            _set_in(doc, list(variant.keys), variant.value)
-        else:
-            loc = _data_location(doc, variant.what)
+        edits = ((variant.what, variant.file, variant.keys, variant.value),)
+    for what, file, keys, value in edits:
+        if what.startswith("params.") and not file:
+            _set_param(raw.setdefault("params", {}), what[len("params."):], value)
+        elif Path(file).resolve() == sc.path.resolve():     # a labelled value in the scenario itself
+            loc = _data_location(raw, what)
             if loc is None:
-                raise DataError(f"{rel}: {variant.what}: not found in the file")
-            _set_in(doc, loc[0], variant.value)
-        (folder / rel).write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
+                raise DataError(f"{sc.path}: {what}: not found in the scenario")
+            _set_in(raw, loc[0], value)
+        else:
+            source = Path(file).resolve()
+            rel = next((e["path"] for e in data_files
+                        if ((sc.path.parent if e["origin"] == "scenario" else sc.context(sc.points[0]).game_dir)
+                            / e["path"]).resolve() == source), None)
+            if rel is None:
+                raise DataError(f"{file}: not among the data files the point read")
+            doc = read_yaml(folder / rel)
+            if keys:
+                _set_in(doc, list(keys), value)
+            else:
+                loc = _data_location(doc, what)
+                if loc is None:
+                    raise DataError(f"{rel}: {what}: not found in the file")
+                _set_in(doc, loc[0], value)
+            (folder / rel).write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
     path = folder / sc.path.name
     path.write_text(yaml.safe_dump(raw, sort_keys=False, allow_unicode=True))
     return scenario_mod.load(path, trials=trials, seed=sc.spec.seed, trials_guard=False)   # run() checked the total
+
+
+#: variants that switch a reading or a choice: run only when they change the compiled point
+CHOICE_KINDS = ("rule option", "what-if rule", "policy")
+
+
+def _placeholder_count(prepared) -> int:
+    """Placeholder values a prepared point uses (what its run lists as placeholders: only the values
+    the question reads; example values not counted)."""
+    return sum(1 for ph in prepared.placeholders if not ph.is_example)
 
 
 def same_kernel_input(a, b) -> bool:
@@ -275,17 +474,19 @@ def _base_batches(sc: scenario_mod.Scenario, prepared, key: int, trials: int, ch
 
 
 def run(sc: scenario_mod.Scenario, *, metric: str | None = None, trials: int | None = None,
-        include_source_values: bool = False,
+        include_source_values: bool = False, kinds: tuple[str, ...] | None = None,
+        only: tuple[str, ...] | None = None,
         on_variant: Callable[[int, int, Variant], None] | None = None, force: bool = False) -> Sensitivity:
     """Every variant of the scenario's point against the scenario, on common random numbers:
     the unchanged point runs once, and each variant runs on the same chunk streams and is
-    paired with it chunk by chunk (as ``analyzer compare`` pairs A and B).
+    paired with it chunk by chunk (as ``analyzer compare`` pairs A and B). ``kinds`` / ``only``: run
+    only variants of these kinds or of these values (:func:`variants`).
 
     The trial guard counts (1 + variants) x trials (``force`` allows more than 10^10); a stop
     request (under :func:`analyzer.core.interrupt.handling`) stops between kernel calls, the base
     run's included."""
     from analyzer.core import interrupt
-    from analyzer.run.runner import MIN_PAIRED_BATCHES, paired_chunk_size, paired_summary, stream_key
+    from analyzer.run.runner import MIN_PAIRED_BATCHES, paired_chunk_size, stream_key
     from analyzer.core.stats import MetricAccumulator, PairedAccumulator
 
     if len(sc.points) != 1:
@@ -303,7 +504,7 @@ def run(sc: scenario_mod.Scenario, *, metric: str | None = None, trials: int | N
     if metric not in names:
         raise ScenarioError(str(sc.path), "metric", f"got {metric!r}; metrics of this point: {', '.join(names)}")
     m_index = names.index(metric)
-    vs, skipped = variants(sc, include_source_values)
+    vs, skipped = variants(sc, include_source_values, kinds, only)
     scenario_mod.check_trial_budget(str(sc.path), "trials", trials, 1 + len(vs),
                                     "runs (the scenario and each variant)", force)
     key = stream_key("compare", sc.spec.game, sc.spec.question, 0)
@@ -311,7 +512,8 @@ def run(sc: scenario_mod.Scenario, *, metric: str | None = None, trials: int | N
     batches, base_acc = _base_batches(sc, base_prepared, key, trials, chunk_size)
     m = base_prepared.metrics[m_index]
     result = Sensitivity(sc.name, metric, base_acc.summary(m_index, m.scale, m.is_probability).mean, trials,
-                         skipped=skipped, game=sc.spec.game, question=sc.spec.question, seed=sc.spec.seed)
+                         skipped=skipped, game=sc.spec.game, question=sc.spec.question, seed=sc.spec.seed,
+                         base_placeholders=_placeholder_count(base_prepared))
     with tempfile.TemporaryDirectory(prefix="sensitivity-") as tmp:
         for i, v in enumerate(vs):
             if on_variant:
@@ -319,30 +521,41 @@ def run(sc: scenario_mod.Scenario, *, metric: str | None = None, trials: int | N
             folder = Path(tmp) / f"v{i}"
             folder.mkdir()
             effect = Effect(v, metric)
+            tried = v.value if v.kind == "value group" else repr(v.value)
             try:
                 variant = _variant_scenario(sc, base_prepared.data_files, v, folder, trials)
                 prepared = prepare_point(variant, variant.points[0])
-                if [x.name for x in prepared.metrics] != names:
-                    raise ScenarioError(str(sc.path), "", "the variant produces other metrics")
+                variant_names = [x.name for x in prepared.metrics]
+                if metric not in variant_names:
+                    raise ScenarioError(str(sc.path), "metric", f"the variant has no metric {metric!r}")
             except (ScenarioError, DataError) as e:
-                effect.error = str(e).replace(str(folder), "<variant>")
-            else:
-                if v.what.startswith("rules.") and same_kernel_input(base_prepared, prepared):
-                    # the point never reads this option (e.g. a submerged-target rule for a surface
-                    # target): its compiled input is the scenario's, so no metric can move
-                    result.skipped.append(f"{v.what} = {v.value!r} (cannot change this point: its compiled "
-                                          f"kernel input equals the scenario's)")
-                    shutil.rmtree(folder, ignore_errors=True)
-                    continue
-                paired = PairedAccumulator(len(names))
-                variant_acc = MetricAccumulator(len(names), prepared.n_bins, len(prepared.counters))
-                for lo, hi, moments_a, sizes in batches:
-                    hist_b, moments_b, counters_b = prepared.run_kernel(sc.spec.seed, key, lo, hi, chunk_size, trials)
-                    paired.add_chunks(moments_a, moments_b, sizes)
-                    variant_acc.add_chunks(hist_b, moments_b, counters_b)   # the arm's interval (few differing batches)
-                    interrupt.check()
-                d = paired_summary(paired, base_prepared.metrics, base_acc, variant_acc)[metric]
-                effect.mean, effect.se, effect.ci_low, effect.ci_high = d.mean, d.se, d.ci_low, d.ci_high
+                # the scenario's validation refuses it (a value out of range, a broken data invariant):
+                # not run, not charted; listed with the reason
+                reason = str(e).replace(str(folder) + "/", "").replace(str(folder), "<variant>")
+                result.skipped.append(f"{v.what} = {tried} (refused, not run: {reason})")
+                shutil.rmtree(folder, ignore_errors=True)
+                continue
+            if v.kind in CHOICE_KINDS and same_kernel_input(base_prepared, prepared):
+                # the point never reads this option or policy (e.g. a submerged-target rule for a surface
+                # target): its compiled input is the scenario's, so no metric can move
+                result.skipped.append(f"{v.what} = {tried} (cannot change this point: its compiled "
+                                      f"kernel input equals the scenario's)")
+                shutil.rmtree(folder, ignore_errors=True)
+                continue
+            m_b = variant_names.index(metric)       # the variant may report other metrics (e.g. per patrol)
+            paired = PairedAccumulator(1)
+            variant_acc = MetricAccumulator(len(variant_names), prepared.n_bins, len(prepared.counters))
+            for lo, hi, moments_a, sizes in batches:
+                hist_b, moments_b, counters_b = prepared.run_kernel(sc.spec.seed, key, lo, hi, chunk_size, trials)
+                paired.add_chunks(moments_a[:, m_index:m_index + 1], moments_b[:, m_b:m_b + 1], sizes)
+                variant_acc.add_chunks(hist_b, moments_b, counters_b)   # the arm's interval (few differing batches)
+                interrupt.check()
+            mb = prepared.metrics[m_b]
+            d = paired.summary(0, m.scale, proportion=m.is_probability,
+                               arm_a=base_acc.summary(m_index, m.scale, m.is_probability),
+                               arm_b=variant_acc.summary(m_b, mb.scale, mb.is_probability))
+            effect.mean, effect.se, effect.ci_low, effect.ci_high = d.mean, d.se, d.ci_low, d.ci_high
+            effect.placeholders = _placeholder_count(prepared)
             shutil.rmtree(folder, ignore_errors=True)
             result.effects.append(effect)
     import datetime as dt
@@ -356,13 +569,27 @@ def tornado_figure(result: Sensitivity, top: int | None = None):
     return compare_plots.tornado_figure(document(result), top or compare_plots.TORNADO_TOP)
 
 
+def placeholders_varied(result: Sensitivity) -> int:
+    """Distinct placeholder values (not examples) the variants that ran moved: single values and the
+    members of value groups, all of them values the point uses."""
+    seen = set()
+    for e in result.effects:
+        v = e.variant
+        if v.kind == "value group":
+            seen.update(path for path, _, _, is_placeholder in v.edits if is_placeholder)
+        elif v.placeholder_values:
+            seen.add(v.what)
+    return len(seen)
+
+
 def document(result: Sensitivity) -> dict:
     """What sensitivity.json holds (before its format stamp): the ranked variants as rows."""
     import json
     rows = [dict(rank=i + 1, **e.row()) for i, e in enumerate(result.ranked())]
     doc = {"scenario": result.scenario, "game": result.game, "question": result.question, "seed": result.seed,
            "created_utc": result.created_utc, "metric": result.metric, "base_mean": result.base_mean,
-           "trials": result.trials, "variants": rows, "not_perturbed": result.skipped}
+           "trials": result.trials, "base_placeholders": result.base_placeholders,
+           "placeholders_varied": placeholders_varied(result), "variants": rows, "not_perturbed": result.skipped}
     return json.loads(json.dumps(doc, default=str))
 
 

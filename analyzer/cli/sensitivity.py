@@ -21,6 +21,12 @@ def sensitivity(
     top: int = typer.Option(15, min=1, help="Rows shown on the console and bars in tornado.png."),
     source_values: bool = typer.Option(False, "--source-values", help="Also move every plain number of every "
                                        "data file the point reads (values the source gives)."),
+    kind: Optional[list[str]] = typer.Option(None, "--kind", help="Run only variants of this kind (repeatable): "
+                                             "placeholder, example, parameter default, source value, value group, "
+                                             "rule option, what-if rule, policy."),
+    only: Optional[list[str]] = typer.Option(None, "--only", help="Run only the variants of this value "
+                                             "(repeatable): a data path, params.x or rules.x and what lies below "
+                                             "it, or a value group's name."),
     out: Path = typer.Option(Path("results"), help="Root folder for the sensitivity folder."),
     force: bool = typer.Option(False, help="Allow more than 10^10 trials per variant, or in all (the scenario "
                                            "and every variant)."),
@@ -31,12 +37,15 @@ def sensitivity(
                                                         "else (the folder is still written)."),
     no_progress: bool = typer.Option(False, help="Hide the progress bar."),
 ):
-    """Which missing value or rule reading moves the answer most? Every placeholder,
+    """Which missing value, table or rule reading moves the answer most? Every placeholder,
     example-derived value and placeholder default the point uses is moved one step down and
-    up (integers by 1, other numbers by 10%), and every rule option switched to each other
-    reading (one that leaves the compiled point unchanged cannot move it: listed, not run);
-    each variant runs against the scenario on common random numbers, so each effect comes with
-    the 95% CI of B - A. Writes <out>/<scenario file>-sensitivity/<run-id>/:
+    up (integers by 1, other numbers by 10%); each value group of the question (a whole deck,
+    table or sheet block, e.g. U-Boat Leader's event deck and contact tables) is moved as ONE
+    variant, all its used numbers together; every rule option and every policy choice of the
+    point is switched to each other allowed value (one that leaves the compiled point unchanged
+    cannot move it: listed, not run). A variant the scenario's validation refuses (e.g. a
+    campaign of 0 patrols) is listed with the reason, not run. Each variant runs against the
+    scenario on common random numbers, so each effect comes with the 95% CI of B - A. Writes <out>/<scenario file>-sensitivity/<run-id>/:
     sensitivity.parquet, sensitivity.json, answers.parquet, a tornado chart and report.html
     (the answer first: what moves the metric most)."""
     from analyzer.analyses import sensitivity as sens
@@ -46,15 +55,18 @@ def sensitivity(
     check_out(out)                       # before computing: an unusable --out must not cost the results
     progress, _ = progress_factory(not no_progress and not json_out, unit="variants")
     with interrupt.handling():            # Ctrl-C stops between kernel calls
-        n = len(sens.variants(sc, source_values)[0])
+        kinds, only_ = (tuple(kind) if kind else None), (tuple(only) if only else None)
+        n = len(sens.variants(sc, source_values, kinds, only_)[0])
         if progress:
             with progress:
                 task = progress.add_task(sc.name, total=n)
                 result = sens.run(sc, metric=metric, trials=trials, include_source_values=source_values,
-                                  on_variant=lambda i, total, v: progress.update(task, completed=i), force=force)
+                                  kinds=kinds, only=only_, force=force,
+                                  on_variant=lambda i, total, v: progress.update(task, completed=i))
                 progress.update(task, completed=n)
         else:
-            result = sens.run(sc, metric=metric, trials=trials, include_source_values=source_values, force=force)
+            result = sens.run(sc, metric=metric, trials=trials, include_source_values=source_values, kinds=kinds,
+                              only=only_, force=force)
         folder = sens.write(result, out, sc.digest, folder_name=folder_name(sc))
     if json_out:
         import json
@@ -68,11 +80,14 @@ def sensitivity(
         v = e.variant
         effect = (f"cannot run: {e.error}" if e.error else f"{e.mean:+.4g}±{e.se:.2g}  [{e.ci_low:+.4g}, {e.ci_high:+.4g}]"
                   + (f"  {stats().NO_DETECTABLE_EFFECT}" if e.ci_low <= 0 <= e.ci_high else ""))
-        table.add_row(escape(f"{v.what} [{v.kind}]"), escape(f"{v.base!r} → {v.value!r}"), escape(effect))
+        change = (f"{v.base} → {v.value}" if v.kind == "value group" else f"{v.base!r} → {v.value!r}")
+        table.add_row(escape(f"{v.what} [{v.kind}]"), escape(change), escape(effect))
     answer_console.print(table)
     if result.skipped:
-        answer_console.print(f"  not perturbed (not numbers, or identifiers such as card numbers): {len(result.skipped)} "
-                  f"value(s), listed in sensitivity.json",
-                  highlight=False, markup=False)
+        refused = sum(1 for s in result.skipped if "(refused, not run:" in s)
+        answer_console.print(f"  not varied or not run (not numbers, identifiers such as card numbers, options the "
+                             f"point never reads, {refused} refused by validation): {len(result.skipped)}, listed "
+                             f"with their reasons in sensitivity.json",
+                             highlight=False, markup=False)
     answer_console.print(f"[green]wrote[/] {escape(str(folder))}")
     answer_console.print(f"report: {escape(str(folder / 'report.html'))}", highlight=False)

@@ -70,6 +70,26 @@ class RuleOption:
 
 
 @dataclass(frozen=True)
+class ValueGroup:
+    """A table, deck or sheet block that ``analyzer sensitivity`` varies as ONE variant: every
+    number of a placeholder or example value the point uses whose data path matches one of
+    ``paths`` moves together (one row "down", one row "up"), the question being "what if the
+    whole table were different", not which of its cells matters.
+
+    A pattern is a data path as placeholders are named (``events.cards``,
+    ``campaign_map.areas[*].contact_table[*][0]``): ``[*]`` stands for any list index, ``*`` for
+    any key, and a pattern covers every value at or below it (numbers inside a list- or
+    dict-valued placeholder included). ``scale``: None moves each number by the single-value
+    step (integers by 1, other numbers by 10%); a factor ``f`` multiplies every number by ``1/f``
+    and by ``f`` (integers rounded to the nearest)."""
+
+    name: str
+    paths: tuple[str, ...]
+    doc: str = ""
+    scale: float | None = None
+
+
+@dataclass(frozen=True)
 class ExactMetric:
     """An exact answer: the mean and (optionally) the whole distribution."""
 
@@ -241,6 +261,8 @@ class Question:
     summary: ClassVar[str]
     Params: ClassVar[type[BaseModel]]
     rule_options: ClassVar[tuple[RuleOption, ...]] = ()
+    #: tables, decks and sheet blocks ``analyzer sensitivity`` varies each as one variant
+    value_groups: ClassVar[tuple[ValueGroup, ...]] = ()
     primary_metric: ClassVar[str]
     supports_exact: ClassVar[bool] = False
     #: False when the question's own figures replace the generic ones (see analyzer.outputs.plots)

@@ -101,10 +101,19 @@ def unique_values(points: list[dict], key: str) -> list[dict]:
 
 
 def _is_lower(row: dict) -> bool:
+    if row.get("kind") == "value group":       # "each one step down" / "each x0.8": the lower variant
+        return "down" in str(row["value"]) or _factor_below_one(str(row["value"]))
     try:
         return float(row["value"]) < float(row["base"])
     except (TypeError, ValueError):
         return True
+
+
+def _factor_below_one(label: str) -> bool:
+    try:
+        return float(label.rsplit("x", 1)[1]) < 1
+    except (IndexError, ValueError):
+        return False
 
 
 def _short(what: str, kind: str) -> str:
@@ -114,8 +123,9 @@ def _short(what: str, kind: str) -> str:
 
 def tornado_figure(doc: dict, top: int = TORNADO_TOP):
     """The ``top`` inputs of ``sensitivity.json``'s ``doc`` with the largest effect: per input, a
-    bar from 0 to the effect of each variant (one step down, one step up, or each other reading)
-    with its 95% CI; a placeholder's bars hatched and its label red."""
+    bar from 0 to the effect of each variant (one step down, one step up, each other reading or
+    policy choice; a value group's two variants on one row) with its 95% CI; a placeholder's bars
+    hatched and its label red."""
     ok = [r for r in doc["variants"] if not r.get("error")]
     by_what: dict[str, list[dict]] = {}
     for r in ok:
@@ -126,7 +136,7 @@ def tornado_figure(doc: dict, top: int = TORNADO_TOP):
         effects = by_what[what]
         none = [e for e in effects if e["effect"] == 0 and e["se"] == 0]   # every paired batch equal (CI still > 0 wide)
         moved = [e for e in effects if e not in none]
-        readings = any(e["kind"] in ("rule option", "what-if rule") for e in moved)
+        readings = any(e["kind"] in ("rule option", "what-if rule", "policy") for e in moved)
         for k, e in enumerate(moved):
             spread = len(moved) > 2 or (readings and len(moved) > 1)   # one bar per other reading
             y = row + (0.5 / len(moved) * (k - (len(moved) - 1) / 2) if spread else 0)
@@ -146,7 +156,7 @@ def tornado_figure(doc: dict, top: int = TORNADO_TOP):
     ax.axvline(0, color="gray", lw=0.8)
     ax.set_ylim(-0.7, len(order) - 0.3)
     ax.set_xlabel(f"change of mean {drawn(doc['metric'])} (B − A, 95% CI; base {doc['base_mean']:.4g})")
-    ax.set_title(textwrap.fill(f"{drawn(doc['scenario'])}: what moves mean {drawn(doc['metric'])} most, one value "
+    ax.set_title(textwrap.fill(f"{drawn(doc['scenario'])}: what moves mean {drawn(doc['metric'])} most, one variant "
                                "at a time", 90) + "\nblue = one step down or another reading, orange = one step "
                  "up; black = 95% CI; * hatched, red = a placeholder", fontsize=9)
     fig.tight_layout()

@@ -348,7 +348,8 @@ def sensitivity_report_html(doc: dict, run_dir: Path) -> str:
     ok = [v for v in doc["variants"] if not v["error"]]
     metric = doc["metric"]
     parts = [f"<h1>{_e(doc['scenario'])}: sensitivity of {_e(metric)}</h1>",
-             f"<p class=\"sub\">{_e(doc.get('game', ''))} / {_e(doc.get('question', ''))} · one value at a time, "
+             f"<p class=\"sub\">{_e(doc.get('game', ''))} / {_e(doc.get('question', ''))} · one variant at a time "
+             f"(a value, a value group, a rule reading or a policy choice), "
              f"each variant on the scenario's random streams · {_e(format(doc['trials'], ','))} trials per variant · "
              f"{len(doc['variants'])} variant(s) · seed {_e(doc.get('seed', ''))}</p>"]
     if ok:
@@ -361,11 +362,13 @@ def sensitivity_report_html(doc: dict, run_dir: Path) -> str:
         parts.append(f"<p class=\"answer\">{_e(text)}</p>")
     else:
         parts.append(f"<p class=\"answer\">No variant could run (mean {_e(metric)} {doc['base_mean']:.4g}).</p>")
-    n_ph = len({v["what"] for v in doc["variants"] if v["kind"] in PLACEHOLDER_KINDS})
+    # the values the point uses that were varied, one at a time or inside a value group (older folders: rows)
+    n_ph = doc.get("placeholders_varied",
+                   len({v["what"] for v in doc["variants"] if v["kind"] in PLACEHOLDER_KINDS}))
     if n_ph:
         parts.append(f"<div class=\"warn\"><b>{n_ph} placeholder value(s)</b> were varied (marked * and red in the "
-                     "chart): values the rule source does not give; the ones that move the answer most are the ones "
-                     "to look up first.</div>")
+                     "chart; a value group's counted one by one): values the rule source does not give that the "
+                     "point uses; the ones that move the answer most are the ones to look up first.</div>")
     parts.append("<h2>Plots</h2>" + _figures(run_dir))
     rows = [[v["rank"], ("* " if v["kind"] in PLACEHOLDER_KINDS else "") + str(v["what"]), v["kind"],
              f"{v['base']} → {v['value']}", f"cannot run: {v['error']}" if v["error"] else _effect(v)]
@@ -374,9 +377,16 @@ def sensitivity_report_html(doc: dict, run_dir: Path) -> str:
     folded = "" if len(rows) <= OPEN_ROWS else f"<summary>{len(rows)} variants (expand)</summary>"
     parts.append(f"<h2>Every variant, largest effect first</h2><details{'' if folded else ' open'}>{folded}{table}"
                  "</details>")
+    groups = [v for v in doc["variants"] if v["kind"] == "value group"]
+    if groups:
+        parts.append("<h2>Value groups</h2>" + _table(
+            ["group", "tried", "values (placeholders)", "changed to"],
+            [[v["what"], v["value"], f"{v.get('values', '')} ({v.get('placeholder_values', '')})", v.get("changes", "")]
+             for v in groups]))
     if doc.get("not_perturbed"):
-        parts.append(f"<h2>Not varied ({len(doc['not_perturbed'])})</h2><details><summary>not numbers, or "
-                     "identifiers (expand)</summary><ul>" + "".join(f"<li>{_e(n)}</li>" for n in doc["not_perturbed"])
+        parts.append(f"<h2>Not varied or not run ({len(doc['not_perturbed'])})</h2><details><summary>not numbers, "
+                     "identifiers, options the point never reads, variants its validation refuses (expand)"
+                     "</summary><ul>" + "".join(f"<li>{_e(n)}</li>" for n in doc["not_perturbed"])
                      + "</ul></details>")
     parts.append("<h2>Provenance</h2>" + _table(["", ""], [[k, doc[k]] for k in ("scenario", "game", "question", "seed",
                                                                                  "trials", "created_utc") if k in doc]))

@@ -20,8 +20,8 @@ from analyzer.core.gamedata import Placeholder
 from analyzer.games.uboat_leader.campaign_compile import MAX_FLEET, N_BINS, compile_campaign
 from analyzer.games.uboat_leader.data import GameData
 from analyzer.games.uboat_leader.engagement import PolicyParams
-from analyzer.games.uboat_leader.rules import (ABSTRACT_POST_COMBAT_BLOCK, CAMPAIGN_MODULE_BLOCKS, DIGEST,
-                                              ENGAGEMENT_OPTIONS, WOLFPACK_OPTIONS, module_placeholders,
+from analyzer.games.uboat_leader.rules import (ABSTRACT_POST_COMBAT_BLOCK, CAMPAIGN_MODULE_BLOCKS, CAMPAIGN_VALUE_GROUPS,
+                                              DIGEST, ENGAGEMENT_OPTIONS, WOLFPACK_OPTIONS, module_placeholders,
                                               rule_module)
 from analyzer.core.questions import Context, Counter, Metric, PointsCost, Prepared, Question, RuleOption, register
 from kernels.uboat_leader import campaign_state as CS
@@ -321,6 +321,7 @@ class Campaign(Question):
                "for a fleet, loadout and named policies (PLACEHOLDER sheet, map, card and module values)")
     Params = CampaignParams
     rule_options = CAMPAIGN_OPTIONS + ENGAGEMENT_OPTIONS + WOLFPACK_OPTIONS
+    value_groups = CAMPAIGN_VALUE_GROUPS
     primary_metric = "vp"
     not_scalable = ("U-Boat Leader fleets cannot be scaled: each U-boat at most once, within the sheet's SO "
                     "(campaign spec §14.2)")

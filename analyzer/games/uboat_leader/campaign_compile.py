@@ -725,6 +725,10 @@ def _use_rule_modules(p, rules: dict, sheet: Sheet, gd: GameData) -> None:
 def _size_config(p, sheet: Sheet, n_areas: int, n_levels: int, setup_cost: float) -> dict[int, int]:
     """config: the campaign's sizes, limits and starting SO (half points)."""
     dur = sheet.data["durations"][p.duration]
+    patrols = dur["patrols"]
+    if isinstance(patrols, bool) or not isinstance(patrols, (int, float)) or patrols < 1 or patrols != int(patrols):
+        raise DataError(f"{sheet.file}: campaign.durations.{p.duration}.patrols: got {patrols!r}; a campaign "
+                        f"lasts at least 1 patrol per U-boat (the limit 1, 2 or 4 of §2.1)")
     n_boats = len(p.fleet)
     return {
         CS.K_N_BOATS: n_boats, CS.K_N_AREAS: n_areas, CS.K_N_LEVELS: n_levels,

@@ -13,8 +13,9 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from analyzer.core.errors import suggest
+from analyzer.core.gamedata import DataError
 from analyzer.games.uboat_leader.data import CAMPAIGN_DIR, GameData, param_error
-from analyzer.games.uboat_leader.rules import WOLFPACK_OPTIONS
+from analyzer.games.uboat_leader.rules import WOLFPACK_NOTES_GROUP, WOLFPACK_OPTIONS
 from analyzer.core.questions import Context, ExactMetric, Metric, Prepared, Question, register
 from kernels.uboat_leader import wolfpack as k
 
@@ -99,6 +100,7 @@ class Wolfpack(Question):
     summary = "Calling U-boats in the Area into a Wolfpack: pack size, Alerted counters, Stress (exact mode)"
     Params = WolfpackParams
     rule_options = WOLFPACK_OPTIONS
+    value_groups = (WOLFPACK_NOTES_GROUP,)
     primary_metric = "pack_size"
     supports_exact = True
 
@@ -108,6 +110,8 @@ class Wolfpack(Question):
         stress_fails = ctx.rules["wolfpack_stress_join"] == "stress_fails"
         stress_face = np.zeros(11, np.int64)
         for f in notes["stress_results"]:
+            if not 1 <= int(f) <= 10:     # as the campaign refuses it (the notes of a sheet or of data/wolfpack.yaml)
+                raise DataError(f"wolfpack.stress_results: faces of a d10 only (1..10), got {f}")
             stress_face[int(f)] = 1
         per_joiner = ctx.rules["radio_call_cost"] == "per_joiner"
         so = notes["radio_call_cost"] * (p.candidates if per_joiner else 1) if (p.radio_call and p.candidates) else 0
