@@ -286,3 +286,24 @@ def test_resume_refuses_a_changed_scenario_or_a_foreign_checkpoint(tmp_path, mon
     path.write_text(path.read_text() + "\n# edited\n")
     res = CliRunner().invoke(_app(), ["search", "--resume", str(folder)])
     assert res.exit_code == 2 and "scenario file changed" in res.output
+
+
+def test_cli_guards_the_trial_budget_before_any_kernel_runs(tmp_path, monkeypatch):
+    def no_kernels(*a, **k):
+        raise AssertionError("kernels ran before the trial guard")
+    monkeypatch.setattr(sr.LoadoutSpace, "evaluate", no_kernels)
+    res = CliRunner().invoke(_app(), ["search", str(EXAMPLE), "--max-trials", str(3 * 10**9), "--out", str(tmp_path),
+                                      "--no-progress"])
+    assert res.exit_code == 2 and "--force" in res.output and "options" in res.output, res.output
+    assert not any(tmp_path.rglob("search-*"))
+
+
+def test_answer_on_stdout_progress_and_placeholders_on_stderr(tmp_path):
+    import subprocess
+    import sys
+    res = subprocess.run([sys.executable, "-m", "analyzer", "search", str(EXAMPLE), "--max-trials", "8192",
+                          "--out", str(tmp_path)], capture_output=True, text=True, timeout=300,
+                         env={"COLUMNS": "100", "PATH": "/usr/bin:/bin"}, cwd=ROOT)
+    assert res.returncode == 0, res.stderr
+    assert "│" in res.stdout and "chosen:" in res.stdout and "wrote" in res.stdout
+    assert "│" not in res.stderr and "wrote" not in res.stderr and "placeholder" in res.stderr

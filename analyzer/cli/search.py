@@ -41,6 +41,8 @@ def search(
                                                    "(search.json, manifest.json)."),
     json_out: bool = typer.Option(False, "--json", help="Print search.json to stdout and nothing else on stdout."),
     no_progress: bool = typer.Option(False, help="Hide the progress bar."),
+    force: bool = typer.Option(False, help="Allow more than 10^10 trials per option, or in all (every option at "
+                                           "--max-trials: the most a search may run)."),
     resume: Optional[Path] = typer.Option(None, "--resume", metavar="SEARCH_DIR", help="Continue an interrupted "
                                           "search in its folder (same scenario, data, seed and settings; gives "
                                           "the answer an uninterrupted search gives)."),
@@ -90,7 +92,7 @@ def search(
             raise ScenarioError(str(sc.path), "--first-trials", f"got {first_trials:,}; allowed: a multiple of "
                                 f"{space.chunk} (the chunk of trials every option shares)")
         scenario_mod.check_trial_budget(str(sc.path), "--max-trials", max_trials, len(space.names), "options",
-                                        False)
+                                        force)
         folder = sr.start_folder(out, sc, sr.settings_of(sc, space, so_plans=so, level=level, margin=margin,
                                                         first=first_trials, max_trials=max_trials))
         state = None
