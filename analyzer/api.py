@@ -106,6 +106,7 @@ def run(scenario: Scenario, *, progress: ProgressFactory | None = None,
         if checkpoint is not None:
             checkpoint.save_point(point.index, acc, -1, seconds, done=True)
         results.append(summarize(point, prep, acc, seconds))
+    scenario.question.rank_points(results)       # rankings across the points, if the question has them
     return results
 
 
@@ -231,7 +232,9 @@ def exact(scenario: Scenario) -> list[PointResult]:
             raise ScenarioError(str(scenario.path), "params", f"no exact answer for these parameters{where} "
                                 "(see 'analyzer list' for what exact mode covers)")
     check_plots(scenario, prepared[0])
-    return [exact_point(point, prep) for point, prep in zip(scenario.points, prepared)]
+    results = [exact_point(point, prep) for point, prep in zip(scenario.points, prepared)]
+    scenario.question.rank_points(results)
+    return results
 
 
 def write_run(scenario: Scenario, results: list[PointResult], out_root: Path, *, mode: str,
@@ -268,10 +271,12 @@ def write_run(scenario: Scenario, results: list[PointResult], out_root: Path, *,
             "params": summary["points"][0]["params"],   # point 0's parameters (swept ones vary)
             "plots": scenario.spec.plots,
             # per point the options of its rankings (analyzer.core.ranking), for the figures that draw them
-            "rankings": {str(r.point.index): [outputs._json_value(
-                {"metric": rk.metric, "name": o.name, "mean": o.mean, "diff": o.diff, "diff_low": o.diff_low,
-                 "diff_high": o.diff_high, "rank": o.rank, "tie_group": o.tie_group, "in_best_set": o.in_best_set})
-                for rk in r.rankings for o in rk.options] for r in results if r.rankings},
+            "rankings": {str(r.point.index): [_ranked_row(rk, o) for rk in r.rankings if rk.own is None
+                                              for o in rk.options] for r in results
+                         if any(rk.own is None for rk in r.rankings)},
+            # rankings whose options are the sweep points (Question.rank_points), once, each option
+            # with its point and its ranking ("group": points ranked together, e.g. at one range)
+            "sweep_rankings": _sweep_rows(results),
         })
         plots.render(tmp, formats, scenario.question)
         report.write_report(tmp)
@@ -285,6 +290,22 @@ def write_run(scenario: Scenario, results: list[PointResult], out_root: Path, *,
             outputs.release_partial(tmp)
             shutil.rmtree(tmp, ignore_errors=True)   # the run folder itself stays (resumable)
         raise
+
+
+def _sweep_rows(results: list[PointResult]) -> list[dict]:
+    """The rankings of :meth:`~analyzer.core.questions.Question.rank_points`: per point its own
+    option, with the point and the index of its ranking (the points ranked together)."""
+    groups: dict = {}
+    return [{**_ranked_row(rk, rk.option(rk.own)), "point": r.point.index,
+             "group": groups.setdefault((rk.metric, rk.options), len(groups))}
+            for r in results for rk in r.rankings if rk.own is not None]
+
+
+def _ranked_row(rk, o) -> dict:
+    """One option of a ranking as plotmeta.json holds it."""
+    return outputs._json_value({"metric": rk.metric, "name": o.name, "mean": o.mean, "diff": o.diff,
+                                "diff_low": o.diff_low, "diff_high": o.diff_high, "rank": o.rank,
+                                "tie_group": o.tie_group, "in_best_set": o.in_best_set})
 
 
 @dataclass

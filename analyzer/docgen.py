@@ -270,12 +270,13 @@ GALLERY = (
     GalleryItem("hacse_depth_charge_patterns.png", "hacse_naval/pattern_six_charges_unknown_depth.yaml", "run",
                 "pattern_ranking_point0.png",
                 "**HACSE: which depth-charge pattern?** All 28 ways to set six charges against a U-boat at an "
-                "unknown depth, ranked by P(sunk) with 95% CIs (`depth_charge_pattern`)."),
+                "unknown depth, ranked by P(sunk): each pattern's paired difference to the best with 95% "
+                "simultaneous CIs, the best set in colour (`depth_charge_pattern`)."),
     GalleryItem("bn_points_efficiency.png", "breaking_news/points_efficiency.yaml", "exact",
                 "points_efficiency_combined.png",
                 "**Breaking News: what do the points buy?** Every unit of the army lists ranked by the casualties "
                 "100 points of it inflict before the reference fire removes them, beside its offence and its "
-                "defence per point, exact (`points_efficiency`)."),
+                "defence per point and its difference to the best, exact (`points_efficiency`)."),
 )
 
 

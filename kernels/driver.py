@@ -93,6 +93,9 @@ def add_pair_products(row, offset, values, first, k):
     p = offset
     for i in range(k):
         vi = values[first + i]
+        if vi == 0:                  # every product of this row is 0 (0/1 metrics: most rows)
+            p += k - i - 1
+            continue
         for j in range(i + 1, k):
             row[p] += vi * values[first + j]
             p += 1

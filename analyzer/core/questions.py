@@ -279,6 +279,13 @@ class Question:
     def prepare(self, params: BaseModel, ctx: Context) -> Prepared:
         raise NotImplementedError
 
+    def rank_points(self, results: list) -> None:
+        """Rankings whose options are the sweep's points (the units of a ``points_efficiency``
+        sweep), once every point is summarised (:func:`analyzer.api.run`, :func:`analyzer.api.exact`):
+        a question that has them appends to each point's ``PointResult.rankings`` the
+        :class:`~analyzer.core.ranking.Ranking` with ``own`` naming that point's option, and may add
+        notes. Default: none."""
+
     def plots(self, meta: dict, points, dists) -> list:
         """Question-specific figures from a run's tables (``points``/``dists`` DataFrames,
         ``meta`` from ``plotmeta.json``): a list of ``(file stem, matplotlib Figure)``."""

@@ -25,7 +25,8 @@ and the statistics of the per-trial differences between options (:class:`PairedD
 
 Options played on independent streams (no common random numbers) give
 :meth:`PairedDifferences.independent`: the variance of a difference is the sum of the two
-variances and no two options are ever identical. An exact run gives
+variances and no two options are ever identical. Options on correlated streams whose cross sums
+were not recorded give :meth:`PairedDifferences.bounded` (SE_i + SE_j, valid for any correlation). An exact run gives
 :meth:`PairedDifferences.exact`: zero-width intervals, ties where the exact means are equal.
 """
 from __future__ import annotations
@@ -108,6 +109,14 @@ class PairedDifferences:
                    np.eye(len(m), dtype=bool), "independent streams")
 
     @classmethod
+    def bounded(cls, n: int, means, ses, how: str) -> "PairedDifferences":
+        """Options played on correlated streams whose cross sums were not recorded: the standard
+        error of a difference bounded for ANY correlation, SE_i + SE_j (Cauchy-Schwarz:
+        var(x_i - x_j) <= (sd_i + sd_j)^2); never identical. ``how`` says why."""
+        m, s = np.asarray(means, float), np.asarray(ses, float)
+        return cls(n, m[:, None] - m[None, :], s[:, None] + s[None, :], np.eye(len(m), dtype=bool), how)
+
+    @classmethod
     def exact(cls, means) -> "PairedDifferences":
         """Exact means: exact differences, zero-width, ties where the means are equal."""
         m = np.asarray(means, float)
@@ -134,7 +143,11 @@ class RankedOption:
 
 @dataclass(frozen=True)
 class Ranking:
-    """Options best first (:func:`rank`), what was ranked (``metric``) and how (``method``)."""
+    """Options best first (:func:`rank`), what was ranked (``metric``) and how (``method``).
+
+    ``own``: set when the options are sweep points (:meth:`analyzer.core.questions.Question.rank_points`,
+    e.g. the units of a ``points_efficiency`` sweep): the option that the point carrying this
+    ranking is; its ``metric`` row in ``answers.parquet`` gets that option's rank."""
 
     metric: str
     best: str
@@ -142,6 +155,7 @@ class Ranking:
     level: float
     method: str
     higher_is_better: bool = True
+    own: str | None = None
 
     def option(self, name: str) -> RankedOption:
         return next(o for o in self.options if o.name == name)

@@ -12,7 +12,8 @@ whether the value is exact, the trials behind it, and the facts a question gives
 fact named like a swept parameter or a fixed column is written as ``fact.<name>``). Where a
 question ranks entities, ``rank`` / ``tie_group`` / ``in_best_set`` and the paired difference to
 the best with its simultaneous CI (``diff_to_best``, ``_low``, ``_high``) come from its rankings
-(``PointResult.rankings``, :mod:`analyzer.core.ranking`); otherwise they are empty. Then one row per note of a point
+(``PointResult.rankings``, :mod:`analyzer.core.ranking`; a ranking of the sweep's points, e.g. units, on each
+point's row of the ranked metric); otherwise they are empty. Then one row per note of a point
 (``row == "note"``, the note in ``note``), in the order the point carries them.
 """
 from __future__ import annotations
@@ -59,6 +60,10 @@ def _ranks(result: PointResult) -> dict[tuple[str, str | None], dict]:
             facts = {"rank": option.rank, "tie_group": option.tie_group, "in_best_set": option.in_best_set,
                      "diff_to_best": option.diff, "diff_to_best_low": option.diff_low,
                      "diff_to_best_high": option.diff_high}
+            if ranking.own is not None:       # options are sweep points: this point's metric row
+                if option.name == ranking.own:
+                    out[(ranking.metric, None)] = facts
+                continue
             out[(ranking.metric, option.name)] = facts
             out[(option.name, None)] = facts
     return out

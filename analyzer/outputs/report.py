@@ -167,11 +167,13 @@ def _values_section(title: str, values: list[dict], examples: bool) -> str:
 
 
 def _ranking_headline(meta: dict) -> str:
-    """Where the question ranks options (plotmeta's ``rankings``, point 0): the best and the
-    options not distinguishable from it."""
-    rows = (meta.get("rankings") or {}).get("0")
+    """Where the question ranks options (plotmeta's ``rankings``, point 0; else its
+    ``sweep_rankings``, options that are sweep points): the best and the options not
+    distinguishable from it, of the first ranking."""
+    rows = (meta.get("rankings") or {}).get("0") or meta.get("sweep_rankings")
     if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) for r in rows):
         return ""
+    rows = [r for r in rows if r.get("metric") == rows[0].get("metric") and r.get("group") == rows[0].get("group")]
     best = [r for r in rows if r.get("rank") == 1]
     close = [r for r in rows if r.get("in_best_set") and r.get("rank") != 1]
     if not best:

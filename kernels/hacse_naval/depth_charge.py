@@ -15,7 +15,7 @@ between every charge and every prior entry precomputed (``steps[c, s]``) instead
 from __future__ import annotations
 
 from kernels._jit import hot_jit, jit, parallel_jit, unmanaged_jit
-from kernels.driver import run_trials
+from kernels.driver import add_pair_products, run_trials
 from kernels.hacse_naval import damage as kd
 from kernels.rng import uniform_int
 
@@ -120,9 +120,12 @@ def rows_took(rows, dmg):
 @unmanaged_jit
 def pattern_trial(state, values, counters, ws, args):
     """One U-boat draw, then every candidate pattern (row ``i`` of ``patterns``) dropped on it:
-    ``values[i]`` = 1 when pattern ``i`` sinks the boat (the ``depth_charge_pattern`` question)."""
+    ``values[i]`` = 1 when pattern ``i`` sinks the boat (the ``depth_charge_pattern`` question).
+    With ``paired`` = 1 the trial also adds ``values[i] * values[j]`` for every pair of patterns
+    into ``counters`` (:func:`kernels.driver.add_pair_products`: the ranking's paired differences,
+    the patterns sharing the U-boat draw); it draws nothing, so the metrics are unchanged."""
     (prior_depth, prior_table, patterns, steps, thrower_steps, thrower_speed, max_depth,
-     consts, rows, hex_rows, hex_n, info) = args
+     consts, rows, hex_rows, hex_n, info, paired) = args
     dmg, tally, stack, fire_rows = ws
     s = draw_sub(state, prior_table)
     depth = prior_depth[s]
@@ -134,6 +137,8 @@ def pattern_trial(state, values, counters, ws, args):
         end_of_round_overrun(state, depth, max_depth, consts, rows, hex_rows, hex_n, info, dmg, tally, stack,
                              fire_rows)
         values[i] = tally[kd.T_SUNK]
+    if paired == 1:
+        add_pair_products(counters, 0, values, 0, patterns.shape[0])
 
 
 @jit
@@ -151,6 +156,8 @@ def depth_charge_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_b
 
 @parallel_jit
 def pattern_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, args):
-    """Per-chunk (hist, moments, counters) of P(sunk) for every candidate pattern."""
+    """Per-chunk (hist, moments, counters) of P(sunk) for every candidate pattern; with ``args[12]``
+    (paired) = 1 the counters are the K(K-1)/2 pair sums of the K patterns' values."""
+    k = args[2].shape[0]
     return run_trials(pattern_trial, _ws, args, seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
-                      args[2].shape[0], n_bins, N_COUNTERS)
+                      k, n_bins, args[12] * (k * (k - 1) // 2))

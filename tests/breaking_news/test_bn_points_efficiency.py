@@ -189,7 +189,11 @@ def test_points_efficiency_figures_say_what_they_measure(tmp_path):
         assert any("ignores survivability" in t.get_text() for t in fig.texts)
     combined = figs["points_efficiency_combined"]
     assert "survival" in combined._suptitle.get_text()
-    assert [ax.get_xlabel().split(":")[0] for ax in combined.axes] == ["offence", "defence", "both"]
+    assert [ax.get_xlabel().split(":")[0] for ax in combined.axes] == ["offence", "defence", "both", "both"]
+    # issue 30: the last panel is the ranking's difference to the best (exact here), the best first
+    assert combined.axes[3].get_xlabel().startswith("both: difference to the best\n(exact")
+    assert meta["sweep_rankings"] and {r["metric"] for r in meta["sweep_rankings"]} == \
+        {"lifetime_casualties_per_100_points"}
 
 
 def test_heatmap_hatching_and_legend_give_each_cell_s_confidence(tmp_path):

@@ -220,13 +220,14 @@ def test_pattern_notes_map_metric_names_to_patterns_in_table_order_and_note_a_de
     assert names == [m.name.removeprefix("p_sunk_") for m in prep.metrics]
     assert key.startswith("patterns: p000 = d1x2, p001 = d1x1 d2x1")
     assert any("sub.depth 4 is below the U-boat's maximum depth 3" in n for n in prep.notes)
-    ranked = prep.derived_notes({m.name: _Summary(0.1 * i) for i, m in enumerate(prep.metrics)}, False)
-    assert ranked[0].startswith(f"pattern rank 1: d4x2 ({prep.metrics[-1].name})")
+    summaries = {m.name: _Summary(0.1 * i) for i, m in enumerate(prep.metrics)}
+    ranked = prep.derived_notes(summaries, False, prep.derived_ranking(summaries, False, {}, 1000))
+    assert ranked[0].startswith(f"pattern ranked 01: d4x2 ({prep.metrics[-1].name})")   # 10 patterns
 
 
 class _Summary:
     def __init__(self, mean):
-        self.mean, self.ci_low, self.ci_high = mean, mean - 0.01, mean + 0.01
+        self.mean, self.ci_low, self.ci_high, self.se = mean, mean - 0.01, mean + 0.01, 0.005
 
 
 def test_shipped_fire_scenario_reads_the_new_options():

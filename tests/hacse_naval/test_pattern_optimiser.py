@@ -2,7 +2,7 @@
 and every pattern's Monte-Carlo P(sunk) lies within 5 SE of its exact value."""
 import math
 
-from analyzer.games.hacse_naval.depth_charge_pattern import n_patterns, rank_notes, ranking
+from analyzer.games.hacse_naval.depth_charge_pattern import n_patterns, pattern_ranking, rank_notes
 from analyzer.core.stats import MetricAccumulator
 from analyzer.run.runner import CHUNK_TRIALS
 from tests.hacse_naval.helpers import prepare
@@ -30,11 +30,11 @@ def test_optimiser_finds_the_enumerated_best_pattern():
         p = exact[m.name].mean
         se = math.sqrt(p * (1 - p) / trials)
         assert abs(summaries[m.name].mean - p) < SIGMAS * se, m.label
-    ranked = ranking(summaries, prep.metrics)
-    assert ranked[0][0] == best_exact.name
-    notes = rank_notes(summaries, prep.metrics, False)
-    assert notes[0].startswith("pattern rank 1: d2x2") and "clearly ahead" in notes[-1]
-    assert prep.derived_notes(summaries, False) == notes
+    ranked = pattern_ranking(prep.metrics, summaries, False, None, trials)     # the bound, no pair sums
+    assert ranked.best == best_exact.entity == "d2x2"
+    notes = rank_notes(ranked, prep.metrics, summaries, False)
+    assert notes[0].startswith(f"pattern ranked 1: d2x2 ({best_exact.name}) rank 1;") and "the best;" in notes[0]
+    assert prep.derived_notes(summaries, False, [ranked]) == notes
 
 
 def test_patterns_over_hexes_with_a_position_prior_match_exact():

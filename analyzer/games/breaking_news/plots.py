@@ -283,6 +283,38 @@ def _ranking_bars(ax, meta, points, rank, name, colour):
             xerr=None if exact_run(meta) else np.clip(np.vstack([mean[rank] - lo[rank], hi[rank] - mean[rank]]), 0, None))
 
 
+def _sweep_ranking(meta, points, metric) -> list[dict] | None:
+    """Per row of ``points`` its unit's place in the ranking by ``metric`` (plotmeta
+    ``sweep_rankings``, :meth:`PointsEfficiency.rank_points`), or None when the run folder has none
+    for every point or ranks several groups (other swept values)."""
+    rows = {r["point"]: r for r in meta.get("sweep_rankings") or [] if r.get("metric") == metric}
+    if not rows or len({r.get("group") for r in rows.values()}) != 1 or not all(int(p) in rows for p in points["point"]):
+        return None
+    return [rows[int(p)] for p in points["point"]]
+
+
+def _difference_bars(ax, meta, points, rank, ranked, both) -> None:
+    """Each unit's difference to the best with the ranking's 95% simultaneous CI (the best red, the
+    best set green, the units worse than the best grey); without the ranking, the plain difference."""
+    best = int(rank[0])
+    if ranked is not None:
+        diff = np.array([ranked[i]["diff"] for i in rank])
+        lo = np.array([ranked[i]["diff_low"] for i in rank])
+        hi = np.array([ranked[i]["diff_high"] for i in rank])
+        inside = [ranked[i]["in_best_set"] for i in rank]
+    else:
+        diff = both[rank] - both[best]
+        lo, hi, inside = diff, diff, [True] * len(rank)
+    colors = ["firebrick" if k == 0 else "tab:green" if inside[k] else "silver" for k in range(len(rank))]
+    mc = not exact_run(meta) and ranked is not None
+    ax.barh(range(len(rank)), diff, color=colors, capsize=2,
+            xerr=np.clip(np.vstack([diff - lo, hi - diff]), 0, None) if mc else None)
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_xlabel("both: difference to the best\n" + ("(95% simultaneous CI; grey: worse than the best)" if mc else
+                                                       "(exact; grey: worse than the best)" if ranked is not None
+                                                       else "(no ranking in this run folder)"), fontsize=8)
+
+
 #: said on every offence-only figure (issue 28 item 8)
 OFFENCE_ONLY = ("OFFENCE ONLY: ignores survivability (saves, cover, leaders' +1); "
                 "points_efficiency_combined weighs both")
@@ -344,8 +376,12 @@ def points_efficiency_figures(meta, points) -> list:
 
     if "lifetime_casualties_per_100_points_mean" in points:   # runs from before issue 28 lack it
         both = points["lifetime_casualties_per_100_points_mean"].to_numpy()
-        rank = np.argsort(-both, kind="stable")
-        fig3, axes = plt.subplots(1, 3, figsize=(13, 2.2 + 0.25 * len(rank)), sharey=True)
+        ranked = _sweep_ranking(meta, points, "lifetime_casualties_per_100_points")
+        if ranked is not None:     # the ranking's order: a tie group kept together
+            rank = np.array(sorted(range(len(points)), key=lambda i: (ranked[i]["rank"], -both[i], i)))
+        else:
+            rank = np.argsort(-both, kind="stable")
+        fig3, axes = plt.subplots(1, 4, figsize=(16, 2.2 + 0.25 * len(rank)), sharey=True)
         panels = (("casualties_per_100_points", "tab:purple", "offence: casualties inflicted\nper turn per 100 points"),
                   ("volleys_per_100_points", "tab:blue", "defence: reference volleys\nto remove 100 points"),
                   ("lifetime_casualties_per_100_points", "tab:green",
@@ -353,6 +389,7 @@ def points_efficiency_figures(meta, points) -> list:
         for axk, (name, colour, xlabel) in zip(axes, panels):
             _ranking_bars(axk, meta, points, rank, name, colour)
             axk.set_xlabel(xlabel + ci_suffix(meta), fontsize=8)
+        _difference_bars(axes[3], meta, points, rank, ranked, both)
         axes[0].set_yticks(range(len(rank)), [labels[i] for i in rank], fontsize=7)
         axes[0].invert_yaxis()
         fig3.suptitle("Which unit gives most for its points once survival counts? Ranked by the casualties 100 "

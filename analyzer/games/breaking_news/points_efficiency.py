@@ -14,9 +14,18 @@ turns); ``volleys_per_100_points`` is how many reference volleys remove 100 poin
 offence / defence x 100 / cost when the cap is not reached. Sweep ``unit`` over the lists' units
 (scenarios/breaking_news/points_efficiency.yaml) to rank them. Exact mode: every metric (the lifetime
 laws are geometric over the per-turn ones).
+
+Ranking (:meth:`PointsEfficiency.rank_points`, :mod:`analyzer.core.ranking`, docs/balance.md
+"Rankings"): a sweep over ``unit`` ranks the units by :data:`RANKED_BY` (the casualties 100 points
+inflict before they fall: offence and defence together) within each combination of the other
+swept values: difference to the best with 95% simultaneous CIs over all pairs, the best set, ties.
+Every sweep point draws its own streams (keyed by its swept values), so the units are independent
+(``PairedDifferences.independent``) and no two are tied in a Monte-Carlo run; in an exact run equal
+values tie.
 """
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 from typing import List, Literal
 
@@ -29,6 +38,7 @@ from analyzer.games.breaking_news.lists import Figure, line_points
 from analyzer.games.breaking_news.rules import POINTS_OPTIONS, SHOT_OPTIONS
 from analyzer.games.breaking_news.shooting import exact_binary, p_save, save_face
 from analyzer.core.questions import Context, Counter, ExactMetric, Metric, Prepared, Question, register
+from analyzer.core.ranking import PairedDifferences, Ranking, rank
 from kernels.breaking_news.points_efficiency import points_efficiency_kernel
 
 Quality = Literal[QUALITIES]  # type: ignore[valid-type]
@@ -38,6 +48,9 @@ Quality = Literal[QUALITIES]  # type: ignore[valid-type]
 #: turn, so both give the same law. At 100 turns the toughest shipped unit (the SF sniper in the open
 #: or in cover, P(falls per volley) about 0.056) still stands with probability about 0.003.
 MAX_LIFE_TURNS = 100
+
+#: the metric a sweep over ``unit`` ranks the units by (offence and defence together)
+RANKED_BY = "lifetime_casualties_per_100_points"
 
 #: the reference sets' qualities (offence targets and defence attackers)
 REFERENCE_QUALITIES = ("elite", "veteran", "trained", "commando", "fanatic", "militia")
@@ -227,6 +240,81 @@ class PointsEfficiency(Question):
                         exact=exact_answer, placeholders=tuple(bn.used), notes=tuple(notes_out),
                         entity_columns={None: {"unit": unit_label(p.unit), "cost": int(cost)}})
 
+    def rank_points(self, results: list) -> None:
+        """The units of a sweep over ``unit`` ranked by :data:`RANKED_BY` within each combination of
+        the other swept values (the module docstring): each point gets the ranking (``own``: its unit),
+        a note with its place, and the group's best and best set (the same note on every point of
+        the group)."""
+        groups: dict[str, list] = {}
+        for r in results:
+            if any(_is_unit(k) for k in r.point.swept) and RANKED_BY in r.summaries:
+                rest = sorted((k, repr(v)) for k, v in r.point.swept.items() if not _is_unit(k))
+                groups.setdefault(repr(rest), []).append(r)
+        for group in groups.values():
+            if len(group) < 2:
+                continue
+            ranking = unit_ranking(group)
+            lines = ranking_notes(ranking, group)
+            for r, name, line in zip(group, unit_names(group), lines):
+                r.rankings.append(dataclasses.replace(ranking, own=name))
+                r.notes.extend([line, lines[-1]])
+
     def plots(self, meta, points, dists):
         from analyzer.games.breaking_news import plots  # matplotlib only when plotting
         return plots.points_efficiency_figures(meta, points)
+
+
+def _is_unit(key: str) -> bool:
+    """A swept key that varies the unit (``unit`` or ``unit.<field>``)."""
+    return key == "unit" or key.startswith("unit.")
+
+
+def unit_names(results: list) -> list[str]:
+    """Each point's unit as a ranking option: its label (:func:`unit_label`), with the point's
+    number when two points' units read the same (a unit listed twice, spelled two ways)."""
+    labels = [unit_label(r.point.params.unit) for r in results]
+    return [f"{lab} (point {r.point.index})" if labels.count(lab) > 1 else lab for lab, r in zip(labels, results)]
+
+
+def unit_ranking(results: list) -> Ranking:
+    """The points' units ranked by :data:`RANKED_BY`, higher is better: independent streams (each
+    point its own), exact differences and ties in an exact run."""
+    names = unit_names(results)
+    s = [r.summaries[RANKED_BY] for r in results]
+    means = [x.mean for x in s]
+    if all(r.exact for r in results):
+        pairs = PairedDifferences.exact(means)
+    else:
+        pairs = PairedDifferences.independent(min(r.trials for r in results), means, [x.se for x in s])
+    return rank(names, means, pairs, metric=RANKED_BY)
+
+
+def ranking_notes(ranking: Ranking, results: list) -> list[str]:
+    """Per point (in ``results`` order) the line of its unit: place, rank (tied units share it),
+    tie group, the difference to the best [95% simultaneous CI], best set; then one line for the
+    group: the best, the best set and how the intervals were formed."""
+    names = unit_names(results)
+    k = len(ranking.options)
+    place = {o.name: pos for pos, o in enumerate(ranking.options, 1)}
+    ties = {o.tie_group for o in ranking.options if sum(q.tie_group == o.tie_group for q in ranking.options) > 1}
+    exact = all(r.exact for r in results)
+    out = []
+    for name in names:
+        o = ranking.option(name)
+        tie = f" (tied: group {o.tie_group})" if o.tie_group in ties else ""
+        if name == ranking.best:
+            diff = "the best"
+        elif exact:
+            diff = f"{o.diff:+.4f} vs the best (exact)"
+        else:
+            diff = f"{o.diff:+.4f} vs the best [{ranking.level:.0%} simultaneous CI {o.diff_low:+.4f}, {o.diff_high:+.4f}]"
+        where = "in the best set" if o.in_best_set else "worse than the best"
+        out.append(f"unit ranked {place[name]} of {k} by {RANKED_BY}: {name} rank {o.rank}{tie}; {o.mean:.4f}; "
+                   f"{diff}; {where}")
+    what = ("the best and the units tied with it" if exact else
+            f"not distinguishable from the best at {ranking.level:.0%} simultaneous")
+    out.append(f"units ranked by {RANKED_BY}: best {ranking.best}; best set ({what}): "
+               f"{', '.join(ranking.best_set)}; {ranking.method}" + ("" if exact else
+               f"; the best's value is the largest of {k} noisy estimates, biased upward (re-run it with another "
+               f"seed for an unbiased estimate)"))
+    return out

@@ -1,6 +1,7 @@
 """Question-specific figures of HACSE naval (``Question.plots``), drawn from a run's tables.
 
-- depth_charge_pattern: every pattern's P(sunk) with its 95% CI, best first (the optimiser);
+- depth_charge_pattern: every pattern's P(sunk) and its paired difference to the best with the
+  ranking's 95% simultaneous CI, the best set coloured, best first (the optimiser);
 - depth_charge (swept): P(sunk) and mean damage against the swept parameter per rule reading;
 - fire: damage and rounds burning against the Basiszahl;
 - torpedo_salvo: P(sunk) and the damage distribution by salvo size;
@@ -25,32 +26,74 @@ def _labels(meta) -> dict[str, str]:
     return {m["name"]: m["label"] for m in meta["metrics"]}
 
 
+def _ranking_rows(meta, point) -> dict:
+    """The point's ranking rows by pattern label (plotmeta ``rankings``, :mod:`analyzer.core.ranking`), else {}."""
+    rows = (meta.get("rankings") or {}).get(str(int(point))) or []
+    return {r["name"]: r for r in rows if isinstance(r, dict) and r.get("metric") == "p_sunk"}
+
+
 def pattern_figures(meta, points) -> list:
-    """Horizontal bars: P(sunk) of each pattern (best first, at most MAX_BARS) with 95% CIs."""
+    """Per sweep point, patterns best first (at most MAX_BARS): P(sunk) of each (the value, no
+    whiskers) and its difference to the best with the ranking's 95% simultaneous CI (paired: the
+    patterns share the U-boat draw), the best red, the rest of the best set blue, the patterns
+    worse than the best grey, tied patterns hatched. Without the ranking (a run folder from before
+    issue 30) the differences are drawn without intervals."""
     labels = _labels(meta)
+    mc = meta["mode"] == "monte_carlo"
     figs = []
     for _, row in points.iterrows():
         names = [n for n in labels if n.startswith("p_sunk_p") and f"{n}_mean" in points.columns]
-        ranked = sorted(names, key=lambda n: -row[f"{n}_mean"])[:MAX_BARS]
-        mean = np.array([row[f"{n}_mean"] for n in ranked])
-        mc = meta["mode"] == "monte_carlo"
-        err = (np.clip(np.vstack([mean - [row[f"{n}_ci_low"] for n in ranked],
-                                  np.array([row[f"{n}_ci_high"] for n in ranked]) - mean]), 0, None) if mc else None)
-        fig, ax = plt.subplots(figsize=(8, 1.2 + 0.28 * len(ranked)))
-        y = np.arange(len(ranked))
-        colors = ["firebrick" if i == 0 else "steelblue" for i in range(len(ranked))]
-        ax.barh(y, mean, xerr=err, capsize=2, color=colors)
-        ax.set_yticks(y, [labels[n].removeprefix("P(sunk) with pattern ") for n in ranked], fontsize=7)
-        ax.invert_yaxis()
+        label = {n: labels[n].removeprefix("P(sunk) with pattern ") for n in names}
+        ranked = _ranking_rows(meta, row["point"])
+        have = bool(ranked) and all(label[n] in ranked for n in names)
+        if have:                        # the ranking's order (a tie group kept together)
+            metric_of = {label[n]: n for n in names}
+            order = [metric_of[name] for name in ranked]
+        else:
+            order = sorted(names, key=lambda n: (-row[f"{n}_mean"], names.index(n)))
+        order = order[:MAX_BARS]
+        best = order[0]
+        mean = np.array([row[f"{n}_mean"] for n in order])
+        diff = mean - row[f"{best}_mean"]
+        lo = np.array([ranked[label[n]]["diff_low"] for n in order]) if have else diff
+        hi = np.array([ranked[label[n]]["diff_high"] for n in order]) if have else diff
+        inside = [ranked[label[n]]["in_best_set"] if have else True for n in order]
+        groups = [ranked[label[n]]["tie_group"] if have else i for i, n in enumerate(order)]
+        tied = [groups.count(g) > 1 for g in groups]
+        colors = ["firebrick" if i == 0 else "steelblue" if inside[i] else "silver" for i in range(len(order))]
+        fig, axes = plt.subplots(1, 2, figsize=(11, 1.6 + 0.28 * len(order)), sharey=True)
+        y = np.arange(len(order))
+        axes[0].barh(y, mean, color=colors)
         top = float(np.nanmax(mean)) if len(mean) else 1.0
         for yi, m in zip(y, mean):
-            ax.text(m + 0.01 * max(top, 1e-9), yi, f"{m:.3f}", va="center", fontsize=7)
-        ax.set_xlim(0, min(1.0, top * 1.25 + 1e-3))
-        ax.set_xlabel("P(U-boat sunk)" + (" with 95% CI" if mc else " (exact)"))
-        ax.set_title(f"{meta['scenario']}: which depth-charge pattern sinks the U-boat?\n"
-                     f"dX = depth setting X, xN = N charges; best first (of {len(names)} patterns)", fontsize=9)
+            axes[0].text(m + 0.01 * max(top, 1e-9), yi, f"{m:.3f}", va="center", fontsize=7)
+        axes[0].set_xlim(0, min(1.0, top * 1.25 + 1e-3))
+        axes[0].set_xlabel("P(U-boat sunk)" + (" (estimate; its own CI: answers.parquet)" if mc else " (exact)"),
+                           fontsize=8)
+        err = np.clip(np.vstack([diff - lo, hi - diff]), 0, None) if mc and have else None
+        bars = axes[1].barh(y, diff, xerr=err, capsize=2, color=colors)
+        for bar, t in zip(bars, tied):
+            if t:
+                bar.set_hatch("//")
+        axes[1].axvline(0, color="black", lw=0.8)
+        for yi, v, a, b in zip(y, diff, lo, hi):
+            axes[1].text(a, yi, f"{v:+.3f} ", va="center", ha="right", fontsize=7)
+        axes[1].margins(x=0.2)
+        if mc and have:
+            what = "paired difference to the best with 95% simultaneous CI\n(grey: worse than the best; blue: the best set)"
+        elif mc:
+            what = "difference to the best (simultaneous CIs: the ranking notes)"
+        else:
+            what = "difference to the best (exact; grey: worse than the best)"
+        axes[1].set_xlabel(what, fontsize=8)
+        axes[0].set_yticks(y, [label[n] for n in order], fontsize=7)
+        axes[0].invert_yaxis()
+        shown = f"best {len(order)} of {len(names)}" if len(order) < len(names) else f"all {len(names)}"
+        fig.suptitle(f"{meta['scenario']}: which depth-charge pattern sinks the U-boat? best: {label[best]} (red)\n"
+                     f"dX = depth setting X, xN = N charges; {shown} patterns, best first"
+                     + ("; hatched: tied (equal exact P(sunk))" if any(tied) else ""), fontsize=9)
+        fig.tight_layout(rect=(0, 0.03, 1, 0.95))
         footer(fig, meta)
-        fig.tight_layout()
         figs.append((f"pattern_ranking_point{int(row['point'])}", fig))
     return figs
 
