@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from analyzer.analyses import search as sr
 from analyzer.core import interrupt
 from analyzer.core.ranking import pair_index, t_quantile
+from analyzer.games.uboat_leader.search_space import LoadoutSpace
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "scenarios" / "uboat_leader" / "loadout_example_fleets.yaml"
@@ -219,7 +220,7 @@ def _close_file(tmp_path: Path) -> Path:
 
 def _stop_on_call(monkeypatch, call: int):
     """Ctrl-C during the ``call``-th evaluation (round ``call``, counted from 1)."""
-    real = sr.LoadoutSpace.evaluate
+    real = LoadoutSpace.evaluate
     calls = []
 
     def evaluate(self, *a, **k):
@@ -227,7 +228,7 @@ def _stop_on_call(monkeypatch, call: int):
         if len(calls) == call:
             interrupt._received.append(signal.SIGINT)
         return real(self, *a, **k)
-    monkeypatch.setattr(sr.LoadoutSpace, "evaluate", evaluate)
+    monkeypatch.setattr(LoadoutSpace, "evaluate", evaluate)
 
 
 def _answer(doc: dict) -> dict:
@@ -291,7 +292,7 @@ def test_resume_refuses_a_changed_scenario_or_a_foreign_checkpoint(tmp_path, mon
 def test_cli_guards_the_trial_budget_before_any_kernel_runs(tmp_path, monkeypatch):
     def no_kernels(*a, **k):
         raise AssertionError("kernels ran before the trial guard")
-    monkeypatch.setattr(sr.LoadoutSpace, "evaluate", no_kernels)
+    monkeypatch.setattr(LoadoutSpace, "evaluate", no_kernels)
     res = CliRunner().invoke(_app(), ["search", str(EXAMPLE), "--max-trials", str(3 * 10**9), "--out", str(tmp_path),
                                       "--no-progress"])
     assert res.exit_code == 2 and "--force" in res.output and "options" in res.output, res.output

@@ -25,9 +25,10 @@ the true mean of the chosen option is within ``gap_bound`` (the largest upper bo
 ``survivor - chosen`` at the end, at least 0) of the best option's: ``gap_bound = 0`` when one
 option is left (it is the best) and ``<= margin`` when the search stopped on the margin.
 
-The options come from a :class:`Space`: :class:`LoadoutSpace` (the U-Boat Leader ``loadout``
-question's fleets, optionally crossed with SO plans) runs the loadout kernel on the surviving
-fleets only, over the chunk ranges of the round, with the scenario's own stream key: option
+The options come from a :class:`Space` that the scenario's question declares
+(:attr:`analyzer.core.questions.Question.search_space`; today a campaign loadout question's fleets,
+optionally crossed with SO plans, in the game's ``search_space`` module), which runs its kernel on
+the surviving options only, over the chunk ranges of the round, with the scenario's own stream key: option
 ``i``'s value in trial ``t`` is the one ``analyzer run`` of the file gives it (the first fleet
 of the file always plays first, as the stream's anchor: the kernel continues each trial's stream
 from the first fleet's, so keeping it first keeps every option's trials those of a full run).
@@ -276,127 +277,20 @@ def document(s: Search, extra: dict | None = None) -> dict:
         **(extra or {})})
 
 
-# ----------------------------------------------------------------------------- the loadout space
-class LoadoutSpace:
-    """The options of a U-Boat Leader ``loadout`` scenario: its fleets (listed and enumerated,
-    :func:`analyzer.games.uboat_leader.loadout.fleet_plans`), each crossed with every SO plan of
-    ``so_plans`` when given (named ``<fleet>--<plan>``), ranked by mean VP. Each evaluation runs the
-    loadout kernel on the anchor (the file's first fleet, with its own SO plan) and the options
-    asked for, over the chunks of the trials asked for, with the file's stream key."""
-
-    metric = "vp"
-    higher_is_better = True
-
-    def __init__(self, sc, so_plans: list[str] | None = None):
-        from analyzer.core.gamedata import DataError
-        from analyzer.games.uboat_leader import loadout as L
-        from analyzer.games.uboat_leader.data import GameData
-        from analyzer.run.runner import point_key
-        from kernels.driver import CHUNK_TRIALS
-        file = str(sc.path)
-        if (sc.spec.game, sc.spec.question) != ("uboat_leader", "loadout"):
-            raise ScenarioError(file, "question", f"got {sc.spec.game}/{sc.spec.question}; search runs on "
-                                "uboat_leader/loadout scenarios (fleets and SO plans)")
-        if sc.spec.sweep:
-            raise ScenarioError(file, "sweep", "search races the options of one point: remove sweep")
-        if sc.spec.precision is not None:
-            raise ScenarioError(file, "precision", "search sets its own trial counts: remove precision")
-        self.sc = sc
-        self.point = sc.points[0]
-        self.key = point_key(sc, self.point)
-        self.chunk = CHUNK_TRIALS
-        self.scale = 1
-        p = self.point.params
-        ctx = sc.context(self.point)
-        try:
-            plans = L.fleet_plans(p, ctx, GameData(ctx))
-        except DataError as e:
-            if isinstance(e, ScenarioError):
-                raise
-            raise ScenarioError(file, "", str(e)) from None
-        self._L = L
-        self.anchor = L.FleetPlan(name=plans[0].name, fleet=plans[0].fleet, so=plans[0].so)
-        if so_plans:
-            opts = []
-            for pl in plans:
-                for so in so_plans:
-                    try:
-                        opts.append(L.FleetPlan(name=f"{pl.name}{SO_SEP}{so}", fleet=pl.fleet, so=so))
-                    except Exception as e:   # pydantic: an unknown plan or a name too long
-                        raise ScenarioError(file, "--so", f"got {so!r}: {str(e).splitlines()[-1].strip()}; "
-                                            "allowed: intel, none, air_search, support") from None
-        else:
-            opts = [L.FleetPlan(name=pl.name, fleet=pl.fleet, so=pl.so) for pl in plans]
-        self.options = opts
-        self.names = [o.name for o in opts]
-        self.data_files: list[dict] = []
-        self.placeholders: list = []
-        self._seen: set = set()
-        self._last = None
-
-    def prepared(self, indices: list[int]):
-        """The loadout point of the anchor and ``indices`` (the anchor first, once); the last one
-        is kept (the first round reuses the one :func:`settings_of` made of every option)."""
-        from analyzer.run.runner import prepare_point
-        if self._last is not None and self._last[0] == tuple(indices):
-            return self._last[1]
-        fleets = [self.options[i] for i in indices]
-        lead = [] if self._same(fleets[0], self.anchor) else [self.anchor]
-        run = lead + fleets
-        if len(run) < 2:        # the question runs at least two fleets
-            run = run + [run[0].model_copy(update={"name": run[0].name + "-pad"})]
-        params = self.point.params.model_copy(update={"fleets": run, "enumerate": False,
-                                                      "max_fleets": max(self.point.params.max_fleets, len(run))})
-        prep = prepare_point(self.sc, dataclasses.replace(self.point, params=params))
-        for d in prep.data_files:
-            if d not in self.data_files:
-                self.data_files.append(d)
-        for ph in prep.placeholders:
-            if (ph.path, ph.source) not in self._seen:
-                self._seen.add((ph.path, ph.source))
-                self.placeholders.append(ph)
-        self._last = (tuple(indices), (prep, len(lead), len(run)))
-        return self._last[1]
-
-    @staticmethod
-    def _same(a, b) -> bool:
-        return a.fleet == b.fleet and a.so == b.so
-
-    def evaluate(self, indices, n_from, n_to, on_trials=None) -> Block:
-        from analyzer.core.ranking import PairedGroup
-        from analyzer.core.stats import MetricAccumulator
-        import numba
-
-        from kernels.record import chunk_sizes
-        prep, lead, n_run = self.prepared(list(indices))
-        acc = MetricAccumulator(len(prep.metrics), prep.n_bins, len(prep.counters))
-        c_lo, c_hi = n_from // self.chunk, -(-n_to // self.chunk)
-        # one chunk per thread per call (integer sums: any split gives the same result), so a stop
-        # request waits for one chunk of every option, not a whole batch of 64
-        step = max(1, numba.get_num_threads())
-        for lo in range(c_lo, c_hi, step):
-            hi = min(lo + step, c_hi)
-            acc.add_chunks(*prep.run_kernel(self.sc.spec.seed, self.key, lo, hi, self.chunk, n_to))
-            if on_trials is not None:
-                on_trials(int(chunk_sizes(lo, hi, n_to, self.chunk).sum()) * len(indices))
-            interrupt.check()
-        group: PairedGroup = prep.paired_groups[0]
-        rows = {m.name: r for r, m in enumerate(prep.metrics)}
-        vp_rows = [rows[name] for name in group.metrics]
-        mine = list(range(lead, lead + len(indices)))
-        sums = [acc.exact_moment(vp_rows[f], 0) for f in mine]
-        sumsq = [acc.exact_moment(vp_rows[f], 1) for f in mine]
-        cross_all = acc.counters[group.counter_offset: group.counter_offset + group.n_pairs]
-        cross = [int(cross_all[pair_index(mine[a], mine[c], n_run)]) for a in range(len(mine))
-                 for c in range(a + 1, len(mine))]
-        return Block(sums, sumsq, cross, (n_to - n_from) * n_run)
-
-
 def load(path, *, seed: int | None = None, so_plans: list[str] | None = None):
-    """The scenario and its :class:`LoadoutSpace` (``trials`` of the file are not used)."""
+    """The scenario and its option :class:`Space` (``trials`` of the file are not used): the one its
+    question declares (:attr:`analyzer.core.questions.Question.search_space`); a question without
+    one is refused naming the questions that have one."""
+    from analyzer.core import questions
     from analyzer.core import scenario as scenario_mod
     sc = scenario_mod.load(path, seed=seed, trials_guard=False)
-    return sc, LoadoutSpace(sc, so_plans)
+    q = questions.get(sc.spec.game, sc.spec.question)
+    if q is None or q.search_space is None:
+        questions.load_games()
+        have = sorted(f"{k[0]}/{k[1]}" for k, v in questions._REGISTRY.items() if v.search_space is not None)
+        raise ScenarioError(str(sc.path), "question", f"got {sc.spec.game}/{sc.spec.question}; search runs on the "
+                            f"questions that declare an option space: {', '.join(have) or 'none'}")
+    return sc, q.search_space(sc, so_plans)
 
 
 #: files of a search folder
@@ -420,7 +314,7 @@ class Folder:
             self.lock_fd = -1
 
 
-def settings_of(sc, space: LoadoutSpace, *, so_plans, level, margin, first, max_trials) -> dict:
+def settings_of(sc, space, *, so_plans, level, margin, first, max_trials) -> dict:
     """What a search folder is bound to: the scenario (absolute path, SHA-256), the seed, the data
     files the options read (SHA-256), the options and every setting of the procedure."""
     space.prepared(list(range(len(space.names))))   # every option: the data files and placeholders they read
@@ -543,7 +437,7 @@ def _check_state(file: str, state, options: list[str]) -> None:
         bad("the last round does not end at n_done")
 
 
-def check_resumable(folder: Folder, sc, space: LoadoutSpace) -> None:
+def check_resumable(folder: Folder, sc, space) -> None:
     """The scenario and the data files are the ones the search started with."""
     now = settings_of(sc, space, so_plans=folder.settings["so_plans"], level=folder.settings["level"],
                       margin=folder.settings["margin"], first=folder.settings["first_trials"],
@@ -554,7 +448,7 @@ def check_resumable(folder: Folder, sc, space: LoadoutSpace) -> None:
             raise ScenarioError(str(folder.path), "--resume", f"{what} since the search started; start a new one")
 
 
-def finish(folder: Folder, s: Search, sc, space: LoadoutSpace, *, threads: int, extra: dict | None = None) -> Path:
+def finish(folder: Folder, s: Search, sc, space, *, threads: int, extra: dict | None = None) -> Path:
     """Complete the folder: ``search.json``, then the complete ``manifest.json`` (each atomic,
     the manifest last), then the checkpoint is removed and the lock released."""
     import os

@@ -275,6 +275,9 @@ class Question:
     scale_force: ClassVar[Callable[..., dict] | None] = None
     #: why the fair cost cannot scale this question's forces (said in place of the generic reason)
     not_scalable: ClassVar[str] = ""
+    #: ``analyzer search``'s option space (docs/balance.md "Search"): ``search_space(sc, so_plans)
+    #: -> Space`` (:class:`analyzer.analyses.search.Space`); None: the question has no options to race.
+    search_space: ClassVar[Callable[..., Any] | None] = None
 
     def prepare(self, params: BaseModel, ctx: Context) -> Prepared:
         raise NotImplementedError

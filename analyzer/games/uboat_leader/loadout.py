@@ -214,6 +214,12 @@ class Loadout(Question):
     primary_metric = "vp.<first fleet>"
     default_plots = False
 
+    @staticmethod
+    def search_space(sc, so_plans=None):
+        """``analyzer search``: the fleets (crossed with ``so_plans``), raced on this kernel."""
+        from analyzer.games.uboat_leader.search_space import LoadoutSpace
+        return LoadoutSpace(sc, so_plans, fleet_plans, FleetPlan)
+
     def prepare(self, p: LoadoutQuestionParams, ctx: Context) -> Prepared:
         gd = GameData(ctx)
         plans = fleet_plans(p, ctx, gd)

@@ -1,0 +1,125 @@
+"""``analyzer search``'s option space for the ``loadout`` question (:mod:`analyzer.analyses.search`,
+docs/balance.md "Search"): the fleets of a loadout scenario, optionally crossed with SO plans, raced
+on the loadout kernel's common random numbers."""
+from __future__ import annotations
+
+import dataclasses
+
+from analyzer.analyses.search import SO_SEP, Block
+from analyzer.core import interrupt
+from analyzer.core.errors import ScenarioError
+from analyzer.core.ranking import pair_index
+
+
+class LoadoutSpace:
+    """The options of a U-Boat Leader ``loadout`` scenario: its fleets (listed and enumerated,
+    :func:`analyzer.games.uboat_leader.loadout.fleet_plans`), each crossed with every SO plan of
+    ``so_plans`` when given (named ``<fleet>--<plan>``), ranked by mean VP. Each evaluation runs the
+    loadout kernel on the anchor (the file's first fleet, with its own SO plan) and the options
+    asked for, over the chunks of the trials asked for, with the file's stream key."""
+
+    metric = "vp"
+    higher_is_better = True
+
+    def __init__(self, sc, so_plans: list[str] | None, fleet_plans, FleetPlan):
+        """``fleet_plans`` and ``FleetPlan``: the loadout question's (:mod:`.loadout`, which makes the space)."""
+        from analyzer.core.gamedata import DataError
+        from analyzer.games.uboat_leader.data import GameData
+        from analyzer.run.runner import point_key
+        from kernels.driver import CHUNK_TRIALS
+        file = str(sc.path)
+        if (sc.spec.game, sc.spec.question) != ("uboat_leader", "loadout"):
+            raise ScenarioError(file, "question", f"got {sc.spec.game}/{sc.spec.question}; search runs on "
+                                "uboat_leader/loadout scenarios (fleets and SO plans)")
+        if sc.spec.sweep:
+            raise ScenarioError(file, "sweep", "search races the options of one point: remove sweep")
+        if sc.spec.precision is not None:
+            raise ScenarioError(file, "precision", "search sets its own trial counts: remove precision")
+        self.sc = sc
+        self.point = sc.points[0]
+        self.key = point_key(sc, self.point)
+        self.chunk = CHUNK_TRIALS
+        self.scale = 1
+        p = self.point.params
+        ctx = sc.context(self.point)
+        try:
+            plans = fleet_plans(p, ctx, GameData(ctx))
+        except DataError as e:
+            if isinstance(e, ScenarioError):
+                raise
+            raise ScenarioError(file, "", str(e)) from None
+        self.anchor = FleetPlan(name=plans[0].name, fleet=plans[0].fleet, so=plans[0].so)
+        if so_plans:
+            opts = []
+            for pl in plans:
+                for so in so_plans:
+                    try:
+                        opts.append(FleetPlan(name=f"{pl.name}{SO_SEP}{so}", fleet=pl.fleet, so=so))
+                    except Exception as e:   # pydantic: an unknown plan or a name too long
+                        raise ScenarioError(file, "--so", f"got {so!r}: {str(e).splitlines()[-1].strip()}; "
+                                            "allowed: intel, none, air_search, support") from None
+        else:
+            opts = [FleetPlan(name=pl.name, fleet=pl.fleet, so=pl.so) for pl in plans]
+        self.options = opts
+        self.names = [o.name for o in opts]
+        self.data_files: list[dict] = []
+        self.placeholders: list = []
+        self._seen: set = set()
+        self._last = None
+
+    def prepared(self, indices: list[int]):
+        """The loadout point of the anchor and ``indices`` (the anchor first, once); the last one
+        is kept (the first round reuses the one :func:`settings_of` made of every option)."""
+        from analyzer.run.runner import prepare_point
+        if self._last is not None and self._last[0] == tuple(indices):
+            return self._last[1]
+        fleets = [self.options[i] for i in indices]
+        lead = [] if self._same(fleets[0], self.anchor) else [self.anchor]
+        run = lead + fleets
+        if len(run) < 2:        # the question runs at least two fleets
+            run = run + [run[0].model_copy(update={"name": run[0].name + "-pad"})]
+        params = self.point.params.model_copy(update={"fleets": run, "enumerate": False,
+                                                      "max_fleets": max(self.point.params.max_fleets, len(run))})
+        prep = prepare_point(self.sc, dataclasses.replace(self.point, params=params))
+        for d in prep.data_files:
+            if d not in self.data_files:
+                self.data_files.append(d)
+        for ph in prep.placeholders:
+            if (ph.path, ph.source) not in self._seen:
+                self._seen.add((ph.path, ph.source))
+                self.placeholders.append(ph)
+        self._last = (tuple(indices), (prep, len(lead), len(run)))
+        return self._last[1]
+
+    @staticmethod
+    def _same(a, b) -> bool:
+        return a.fleet == b.fleet and a.so == b.so
+
+    def evaluate(self, indices, n_from, n_to, on_trials=None) -> Block:
+        from analyzer.core.ranking import PairedGroup
+        from analyzer.core.stats import MetricAccumulator
+        import numba
+
+        from kernels.record import chunk_sizes
+        prep, lead, n_run = self.prepared(list(indices))
+        acc = MetricAccumulator(len(prep.metrics), prep.n_bins, len(prep.counters))
+        c_lo, c_hi = n_from // self.chunk, -(-n_to // self.chunk)
+        # one chunk per thread per call (integer sums: any split gives the same result), so a stop
+        # request waits for one chunk of every option, not a whole batch of 64
+        step = max(1, numba.get_num_threads())
+        for lo in range(c_lo, c_hi, step):
+            hi = min(lo + step, c_hi)
+            acc.add_chunks(*prep.run_kernel(self.sc.spec.seed, self.key, lo, hi, self.chunk, n_to))
+            if on_trials is not None:
+                on_trials(int(chunk_sizes(lo, hi, n_to, self.chunk).sum()) * len(indices))
+            interrupt.check()
+        group: PairedGroup = prep.paired_groups[0]
+        rows = {m.name: r for r, m in enumerate(prep.metrics)}
+        vp_rows = [rows[name] for name in group.metrics]
+        mine = list(range(lead, lead + len(indices)))
+        sums = [acc.exact_moment(vp_rows[f], 0) for f in mine]
+        sumsq = [acc.exact_moment(vp_rows[f], 1) for f in mine]
+        cross_all = acc.counters[group.counter_offset: group.counter_offset + group.n_pairs]
+        cross = [int(cross_all[pair_index(mine[a], mine[c], n_run)]) for a in range(len(mine))
+                 for c in range(a + 1, len(mine))]
+        return Block(sums, sumsq, cross, (n_to - n_from) * n_run)
