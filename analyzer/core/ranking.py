@@ -164,6 +164,20 @@ class Ranking:
     def best_set(self) -> list[str]:
         return [o.name for o in self.options if o.in_best_set]
 
+    def note_phrases(self, o: RankedOption, exact: bool) -> tuple[str, str, str]:
+        """The phrases a ranking note gives option ``o``: its tie (`` (tied: group g)`` when another
+        option shares its tie group, else ""), its difference to the best (``the best``; exact; or
+        with the simultaneous CI) and whether it is in the best set."""
+        shared = sum(q.tie_group == o.tie_group for q in self.options) > 1
+        tie = f" (tied: group {o.tie_group})" if shared else ""
+        if o.name == self.best:
+            diff = "the best"
+        elif exact:
+            diff = f"{o.diff:+.4f} vs the best (exact)"
+        else:
+            diff = f"{o.diff:+.4f} vs the best [{self.level:.0%} simultaneous CI {o.diff_low:+.4f}, {o.diff_high:+.4f}]"
+        return tie, diff, "in the best set" if o.in_best_set else "worse than the best"
+
 
 def t_quantile(p: float, dof: int) -> float:
     """The ``p`` quantile (p >= 0.5) of Student t with ``dof`` degrees of freedom (bisection on the

@@ -296,19 +296,11 @@ def ranking_notes(ranking: Ranking, results: list) -> list[str]:
     names = unit_names(results)
     k = len(ranking.options)
     place = {o.name: pos for pos, o in enumerate(ranking.options, 1)}
-    ties = {o.tie_group for o in ranking.options if sum(q.tie_group == o.tie_group for q in ranking.options) > 1}
     exact = all(r.exact for r in results)
     out = []
     for name in names:
         o = ranking.option(name)
-        tie = f" (tied: group {o.tie_group})" if o.tie_group in ties else ""
-        if name == ranking.best:
-            diff = "the best"
-        elif exact:
-            diff = f"{o.diff:+.4f} vs the best (exact)"
-        else:
-            diff = f"{o.diff:+.4f} vs the best [{ranking.level:.0%} simultaneous CI {o.diff_low:+.4f}, {o.diff_high:+.4f}]"
-        where = "in the best set" if o.in_best_set else "worse than the best"
+        tie, diff, where = ranking.note_phrases(o, exact)
         out.append(f"unit ranked {place[name]} of {k} by {RANKED_BY}: {name} rank {o.rank}{tie}; {o.mean:.4f}; "
                    f"{diff}; {where}")
     what = ("the best and the units tied with it" if exact else

@@ -349,19 +349,11 @@ def ranking_lines(allocs: list[dict], ranking: Ranking, summaries: dict, exact: 
     by_id = {a["id"]: a for a in allocs}
     objective = ranking.metric
     width = len(str(len(ranking.options)))
-    groups = [o.tie_group for o in ranking.options]
     lines = []
     for pos, o in enumerate(ranking.options, 1):
         a, sm = by_id[o.name], summaries[f"{objective}.{o.name}"]
         val = f"{sm.mean:.4f} (exact)" if exact else f"{sm.mean:.4f} [95% CI {sm.ci_low:.4f}, {sm.ci_high:.4f}]"
-        tie = f" (tied: group {o.tie_group})" if groups.count(o.tie_group) > 1 else ""
-        if o.name == ranking.best:
-            diff = "the best"
-        elif exact:
-            diff = f"{o.diff:+.4f} vs the best (exact)"
-        else:
-            diff = f"{o.diff:+.4f} vs the best [95% simultaneous CI {o.diff_low:+.4f}, {o.diff_high:+.4f}]"
-        best_set = "in the best set" if o.in_best_set else "worse than the best"
+        tie, diff, best_set = ranking.note_phrases(o, exact)
         lines.append(f"ranked {pos:0{width}d} by {objective}: {o.name} rank {o.rank}{tie}; {val}; {diff}; {best_set}; "
                      f"{a['family']}: {a['name']}")
     lines.append(f"ranking by {objective}: best {ranking.best}; best set: {', '.join(ranking.best_set)}; "

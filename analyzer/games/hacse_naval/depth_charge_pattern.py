@@ -188,19 +188,11 @@ def rank_notes(ranking: Ranking, metrics: list[Metric], summaries: dict, exact: 
     metric_of = {_label(m): m.name for m in metrics}
     opts = ranking.options
     width = len(str(len(opts)))
-    ties = {o.tie_group for o in opts if sum(q.tie_group == o.tie_group for q in opts) > 1}
     out = []
     for pos, o in enumerate(opts[:RANKED_IN_NOTES], 1):
         s = summaries[metric_of[o.name]]
         val = f"{s.mean:.4f} (exact)" if exact else f"{s.mean:.4f} [95% CI {s.ci_low:.4f}, {s.ci_high:.4f}]"
-        tie = f" (tied: group {o.tie_group})" if o.tie_group in ties else ""
-        if o.name == ranking.best:
-            diff = "the best"
-        elif exact:
-            diff = f"{o.diff:+.4f} vs the best (exact)"
-        else:
-            diff = f"{o.diff:+.4f} vs the best [{ranking.level:.0%} simultaneous CI {o.diff_low:+.4f}, {o.diff_high:+.4f}]"
-        where = "in the best set" if o.in_best_set else "worse than the best"
+        tie, diff, where = ranking.note_phrases(o, exact)
         out.append(f"pattern ranked {pos:0{width}d}: {o.name} ({metric_of[o.name]}) rank {o.rank}{tie}; P(sunk) = "
                    f"{val}; {diff}; {where}")
     best_set = ranking.best_set
