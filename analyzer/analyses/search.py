@@ -32,6 +32,14 @@ the surviving options only, over the chunk ranges of the round, with the scenari
 ``i``'s value in trial ``t`` is the one ``analyzer run`` of the file gives it (the first fleet
 of the file always plays first, as the stream's anchor: the kernel continues each trial's stream
 from the first fleet's, so keeping it first keeps every option's trials those of a full run).
+
+Re-estimation on fresh streams (:func:`reestimate`): the chosen option's race mean is the largest
+of several noisy means, biased upward (the winner's curse). After the race the survivors (the
+chosen option first) play again on streams independent of the race's (:meth:`Space.fresh`: a
+stream key derived from the race's by another stream name, :data:`FRESH_STREAM`; the same seed), so
+their fresh means are unbiased for their true means given the choice, and ``race - fresh`` with
+its interval (independent streams: the variances add) estimates the selection bias. These trials
+are counted apart from ``trials_spent``.
 """
 from __future__ import annotations
 
@@ -53,6 +61,10 @@ DEFAULT_FIRST = 4096
 DEFAULT_MAX_TRIALS = 262_144
 #: separator between a fleet's name and its SO plan in an option's name (``--so``)
 SO_SEP = "--"
+#: the stream name the re-estimation's stream key is derived from (:meth:`Space.fresh`)
+FRESH_STREAM = "search-reestimate"
+#: the confidence of the re-estimation's intervals (each option's own, not simultaneous)
+REESTIMATE_LEVEL = 0.95
 
 
 @dataclass
@@ -82,6 +94,12 @@ class Space(Protocol):
 
     def evaluate(self, indices: list[int], n_from: int, n_to: int,
                  on_trials: Callable[[int], None] | None = None) -> Block: ...
+
+    def fresh(self) -> "Space":
+        """The same options on random streams independent of this space's (same seed, a stream key
+        derived deterministically from this one's by the stream name :data:`FRESH_STREAM`): what
+        :func:`reestimate` plays."""
+        ...
 
 
 def schedule(first: int, max_trials: int) -> list[int]:
@@ -132,10 +150,11 @@ class Search:
     gap_bound: float | None = None
     survivors: list[dict] = field(default_factory=list)
     tied: list[str] = field(default_factory=list)
-    trials_spent: int = 0                     # option-trials of surviving options (sum over rounds)
-    runs: int = 0                             # option-trials the kernel played (anchor included)
+    trials_spent: int = 0                     # option-trials of surviving options (sum over rounds; the race only)
+    runs: int = 0                             # option-trials the kernel played (anchor included; the race only)
     final_trials: int = 0
-    wall_seconds: float = 0.0
+    wall_seconds: float = 0.0                 # the race and the re-estimation
+    reestimate: "Reestimate | None" = None
 
     @property
     def exhaustive_trials(self) -> int:
@@ -246,12 +265,94 @@ def run_search(space: Space, *, level: float = 0.95, margin: float = 0.0, first:
     s.chosen = ranking.best
     s.final_trials = n_done
     best_group = ranking.option(ranking.best).tie_group
-    s.survivors = [{"option": o.name, "mean": o.mean, "diff_to_chosen": o.diff, "diff_low": o.diff_low,
+    s.survivors = [{"option": o.name, "mean": o.mean, "se": _se(n_done, sums[names.index(o.name)],
+                                                                sumsq[names.index(o.name)], space.scale),
+                    "diff_to_chosen": o.diff, "diff_low": o.diff_low,
                     "diff_high": o.diff_high, "tie_group": o.tie_group, "tied_with_chosen": o.tie_group == best_group}
                    for o in ranking.options if o.in_best_set]
     s.tied = [o["option"] for o in s.survivors]
     s.wall_seconds = time.perf_counter() - t0
     return s
+
+
+def _se(n: int, total: int, total_sq: int, scale: int) -> float:
+    """The standard error of a mean of ``n`` values from their exact integer sum and sum of squares."""
+    if n < 2:
+        return math.nan
+    var = max(n * int(total_sq) - int(total) * int(total), 0) / (n * (n - 1))     # exact integers up to here
+    return math.sqrt(var / n) / scale
+
+
+@dataclass
+class Reestimate:
+    """The survivors of a search (the chosen option first) played again on fresh streams
+    (:func:`reestimate`): per option its fresh mean with the 95% interval, the race's mean of it,
+    and ``race - fresh`` with its interval (the estimated selection bias)."""
+
+    trials: int
+    stream: str
+    options: list[dict]
+    option_trials: int     # options x trials (counted apart from the race's trials_spent)
+    runs: int              # option-trials the kernel played (anchor included)
+    wall_seconds: float
+
+    @property
+    def chosen(self) -> dict:
+        return self.options[0]
+
+    def as_dict(self) -> dict:
+        return {"trials": self.trials, "stream": self.stream, "level": REESTIMATE_LEVEL,
+                "chosen": self.chosen, "options": self.options, "option_trials": self.option_trials,
+                "kernel_option_trials": self.runs,
+                "method": (f"the chosen option and the other survivors played {self.trials:,} more trials on "
+                           f"random streams independent of the race's (same seed, stream key derived by the name "
+                           f"{self.stream!r}); the fresh mean is unbiased for the option's true mean given the "
+                           f"choice (the choice depends on the race's streams only); race - fresh estimates the "
+                           f"selection bias of the race's mean, its SE sqrt(SE_race^2 + SE_fresh^2) "
+                           f"(independent streams); Student t {REESTIMATE_LEVEL:.0%} intervals, each option's "
+                           f"own (not simultaneous); these trials are not in trials_spent")}
+
+
+def reestimate(space: Space, s: Search, trials: int | None = None, *,
+               on_start: Callable[[int, int], None] | None = None,
+               on_trials: Callable[[int], None] | None = None) -> Reestimate:
+    """Play the survivors of ``s`` (the chosen option first; at most the survivors) for ``trials``
+    trials (default: the race's final trial count) on :meth:`Space.fresh` streams, and store the
+    result in ``s.reestimate`` (its wall time is added to ``s.wall_seconds``). ``on_start(options,
+    trials)`` before the kernel runs. Reproducible for a seed and independent of the thread count
+    (exact integer sums, as the race)."""
+    t0 = time.perf_counter()
+    trials = s.final_trials if trials is None else int(trials)
+    if trials < 2:
+        raise ValueError("the re-estimation needs at least 2 trials")
+    if s.chosen is None or not s.survivors:
+        raise ValueError("re-estimate a finished search")
+    fresh = space.fresh()
+    race = {o["option"]: o for o in s.survivors}
+    order = [s.chosen] + [o["option"] for o in s.survivors if o["option"] != s.chosen]
+    indices = sorted(space.names.index(n) for n in order)      # the race's order of options
+    if on_start is not None:
+        on_start(len(indices), trials)
+    b = fresh.evaluate(indices, 0, trials, on_trials)
+    t_fresh = t_quantile(1 - (1 - REESTIMATE_LEVEL) / 2, trials - 1)
+    t_diff = t_quantile(1 - (1 - REESTIMATE_LEVEL) / 2, min(trials, s.final_trials) - 1)
+    at = {space.names[i]: a for a, i in enumerate(indices)}
+    options = []
+    for name in order:
+        a = at[name]
+        mean = b.sums[a] / (trials * space.scale)
+        se = _se(trials, b.sums[a], b.sumsq[a], space.scale)
+        r_mean, r_se = race[name]["mean"], race[name]["se"]
+        bias, bias_se = r_mean - mean, math.sqrt(r_se ** 2 + se ** 2)
+        options.append({"option": name, "fresh_mean": mean, "fresh_se": se, "fresh_low": mean - t_fresh * se,
+                        "fresh_high": mean + t_fresh * se, "race_mean": r_mean, "race_se": r_se,
+                        "race_minus_fresh": bias, "race_minus_fresh_se": bias_se,
+                        "race_minus_fresh_low": bias - t_diff * bias_se,
+                        "race_minus_fresh_high": bias + t_diff * bias_se})
+    seconds = time.perf_counter() - t0
+    s.reestimate = Reestimate(trials, FRESH_STREAM, options, len(indices) * trials, b.runs, seconds)
+    s.wall_seconds += seconds
+    return s.reestimate
 
 
 def document(s: Search, extra: dict | None = None) -> dict:
@@ -267,6 +368,9 @@ def document(s: Search, extra: dict | None = None) -> dict:
         "exhaustive_trials": s.exhaustive_trials,
         "spent_over_exhaustive": s.trials_spent / s.exhaustive_trials if s.exhaustive_trials else None,
         "kernel_over_exhaustive": s.runs / s.exhaustive_trials if s.exhaustive_trials else None,
+        "reestimate": None if s.reestimate is None else s.reestimate.as_dict(),
+        "total_option_trials": s.trials_spent + (s.reestimate.option_trials if s.reestimate else 0),
+        "total_kernel_option_trials": s.runs + (s.reestimate.runs if s.reestimate else 0),
         "rounds": [r.as_dict() for r in s.rounds], "wall_seconds": s.wall_seconds,
         "method": (f"successive elimination on common random numbers: trials doubled from {s.first:,} up to "
                    f"{s.max_trials:,} ({s.rounds_planned} rounds planned); each round every survivor's paired "
@@ -314,14 +418,17 @@ class Folder:
             self.lock_fd = -1
 
 
-def settings_of(sc, space, *, so_plans, level, margin, first, max_trials) -> dict:
+def settings_of(sc, space, *, so_plans, level, margin, first, max_trials, reestimate: bool = True,
+                reestimate_trials: int | None = None) -> dict:
     """What a search folder is bound to: the scenario (absolute path, SHA-256), the seed, the data
-    files the options read (SHA-256), the options and every setting of the procedure."""
+    files the options read (SHA-256), the options and every setting of the procedure (the
+    re-estimation's: ``reestimate``, and ``reestimate_trials``, None for the race's final trials)."""
     space.prepared(list(range(len(space.names))))   # every option: the data files and placeholders they read
     return {"scenario_file": str(Path(sc.path).resolve()), "scenario_sha256": sc.digest, "seed": sc.spec.seed,
             "so_plans": list(so_plans or []), "level": level, "margin": margin, "first_trials": first,
             "max_trials": max_trials, "options": list(space.names),
-            "data_files": sorted([d["path"], d["sha256"]] for d in space.data_files)}
+            "data_files": sorted([d["path"], d["sha256"]] for d in space.data_files),
+            "reestimate": bool(reestimate), "reestimate_trials": reestimate_trials}
 
 
 def _lock(folder: Path) -> int:
@@ -390,6 +497,9 @@ def open_for_resume(run_dir: Path) -> tuple[Folder, dict | None]:
     if any(k not in man for k in keys):
         raise ScenarioError(where, "manifest.json", "an incomplete search manifest lacks its settings")
     settings = {k: man[k] for k in keys}
+    for k in ("reestimate", "reestimate_trials"):     # absent in folders started before the re-estimation
+        if k in man:
+            settings[k] = man[k]
     folder = Folder(run_dir, settings, _lock(run_dir))
     try:
         if paths.entry_kind(run_dir, SEARCH_CHECKPOINT) is None:
@@ -458,7 +568,8 @@ def finish(folder: Folder, s: Search, sc, space, *, threads: int, extra: dict | 
     from analyzer.outputs import writer as outputs
     doc = document(s, extra)
     outputs.write_document(folder.path, SEARCH_JSON, doc)
-    man = manifest(sc, kind="search", trials=s.runs, wall_seconds=s.wall_seconds, threads=threads,
+    man = manifest(sc, kind="search", trials=doc["total_kernel_option_trials"], wall_seconds=s.wall_seconds,
+                   threads=threads,
                    data_files=space.data_files, extra={"settings": folder.settings})
     outputs.write_document(folder.path, MANIFEST_JSON, man)
     for name in (SEARCH_CHECKPOINT, LOCK_FILE):

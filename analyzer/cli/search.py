@@ -34,6 +34,12 @@ def search(
     first_trials: Optional[int] = typer.Option(None, "--first-trials", min=1, help="Trials of the first round (a "
                                                "multiple of 4096, the chunk; default 4096); each later round "
                                                "doubles the total."),
+    reestimate_trials: Optional[int] = typer.Option(None, "--reestimate-trials", min=2, help="Trials of the "
+                                                    "re-estimation: after the race the chosen option and the other "
+                                                    "survivors play again on fresh random streams (independent of "
+                                                    "the race's), for an estimate of the chosen option's mean free "
+                                                    "of the selection bias (default: the race's final trials)."),
+    no_reestimate: bool = typer.Option(False, "--no-reestimate", help="Skip the re-estimation on fresh streams."),
     seed: Optional[int] = typer.Option(None, help="Random seed (default: the file's). Every option runs on the same "
                                                   "random streams."),
     threads: Optional[int] = THREADS,
@@ -53,9 +59,11 @@ def search(
     the same random streams, the paired difference of each to the current best gets an interval
     simultaneous over every pair of options in every planned round (Bonferroni), options whose
     upper bound is below 0 are dropped, and the trials double, until one option is left, every
-    survivor is within --margin of the chosen one, or --max-trials. Prints the chosen option, the
-    guarantee, the options still tied and trials spent against evaluating every option to the
-    final trial count. The folder exists from the start, marked incomplete, with the state after
+    survivor is within --margin of the chosen one, or --max-trials. Then the survivors play again
+    on fresh random streams (--reestimate-trials; --no-reestimate skips it): the chosen option's
+    fresh mean is free of the winner's curse, and race - fresh estimates the selection bias. Prints
+    the chosen option, the guarantee, the options still tied, the fresh estimates and trials spent
+    against evaluating every option to the final trial count. The folder exists from the start, marked incomplete, with the state after
     each round; Ctrl-C / SIGTERM stop it between kernel calls (exit 130 / 143) and 'analyzer search
     --resume SEARCH_DIR' continues it from the last completed round."""
     from analyzer.analyses import search as sr
@@ -65,7 +73,8 @@ def search(
     if resume is not None:
         given = [name for name, v in (("TARGET", target), ("--so", so), ("--margin", margin), ("--level", level),
                                       ("--max-trials", max_trials), ("--first-trials", first_trials),
-                                      ("--seed", seed)) if v is not None and v != []]
+                                      ("--seed", seed), ("--reestimate-trials", reestimate_trials),
+                                      ("--no-reestimate", no_reestimate or None)) if v is not None and v != []]
         if given:
             fail(f"--resume continues the search as it was started: {', '.join(given)} may not be given")
         folder, state = sr.open_for_resume(resume)
@@ -78,9 +87,13 @@ def search(
             raise
         so, margin, level = st["so_plans"], st["margin"], st["level"]
         max_trials, first_trials = st["max_trials"], st["first_trials"]
+        do_reestimate, reestimate_trials = st.get("reestimate", True), st.get("reestimate_trials")
     else:
         if target is None:
             fail("give a scenario file (TARGET) or --resume SEARCH_DIR")
+        if no_reestimate and reestimate_trials is not None:
+            fail("--no-reestimate and --reestimate-trials contradict each other: give one")
+        do_reestimate = not no_reestimate
         margin = 0.0 if margin is None else margin
         level = 0.95 if level is None else level
         max_trials = sr.DEFAULT_MAX_TRIALS if max_trials is None else max_trials
@@ -93,8 +106,13 @@ def search(
                                 f"{space.chunk} (the chunk of trials every option shares)")
         scenario_mod.check_trial_budget(str(sc.path), "--max-trials", max_trials, len(space.names), "options",
                                         force)
+        if reestimate_trials is not None:     # at most every option survives
+            scenario_mod.check_trial_budget(str(sc.path), "--reestimate-trials", reestimate_trials,
+                                            len(space.names), "options", force)
         folder = sr.start_folder(out, sc, sr.settings_of(sc, space, so_plans=so, level=level, margin=margin,
-                                                        first=first_trials, max_trials=max_trials))
+                                                        first=first_trials, max_trials=max_trials,
+                                                        reestimate=do_reestimate,
+                                                        reestimate_trials=reestimate_trials))
         state = None
     show = not no_progress and not json_out
     kwargs = dict(level=level, margin=margin, first=first_trials, max_trials=max_trials, resume=state,
@@ -113,8 +131,16 @@ def search(
                                         total=m * block, completed=0)
                     s = sr.run_search(space, on_round=on_round, on_trials=lambda n: progress.advance(task, n),
                                       **kwargs)
+                    if do_reestimate:
+                        def on_start(m, n):
+                            progress.update(task, description=f"re-estimate: {m} options x {n:,} trials on fresh "
+                                            f"streams", total=m * n, completed=0)
+                        sr.reestimate(space, s, reestimate_trials, on_start=on_start,
+                                      on_trials=lambda n: progress.advance(task, n))
             else:
                 s = sr.run_search(space, **kwargs)
+                if do_reestimate:
+                    sr.reestimate(space, s, reestimate_trials)
             extra = {"scenario": sc.name, "scenario_file": str(sc.path), "game": sc.spec.game,
                      "question": sc.spec.question, "seed": sc.spec.seed, "so_plans": list(so or []),
                      "anchor": space.anchor.name,
@@ -156,12 +182,38 @@ def search(
         rounds.add_row(str(r["index"] + 1), f"{r['trials']:,}", str(r["options"]), str(r["kept"]),
                        f"{r['multiplier']:.3f}", escape(r["best"]))
     answer_console.print(rounds)
+    re = doc["reestimate"]
+    if re is not None:
+        fresh = Table(title=f"re-estimated on fresh streams: {re['trials']:,} trials, independent of the race's",
+                      title_justify="left")
+        for col in ("option", f"race mean {doc['metric']}", f"fresh mean [{re['level']:.0%} CI]",
+                    f"race - fresh [{re['level']:.0%} CI]"):
+            fresh.add_column(col, overflow="fold")
+        for o in re["options"]:
+            fresh.add_row(escape(o["option"]), f"{o['race_mean']:.4f}",
+                          f"{o['fresh_mean']:.4f} [{o['fresh_low']:.4f}, {o['fresh_high']:.4f}]",
+                          f"{o['race_minus_fresh']:+.4f} [{o['race_minus_fresh_low']:+.4f}, "
+                          f"{o['race_minus_fresh_high']:+.4f}]")
+        answer_console.print(fresh)
     answer_console.print(f"[bold]chosen:[/] {escape(doc['chosen'])} (stop: {doc['stop']})", highlight=False)
     answer_console.print(f"  {doc['guarantee']}", highlight=False, markup=False)
+    if re is not None:
+        c = re["chosen"]
+        answer_console.print(f"  fresh estimate of {c['option']}: {c['fresh_mean']:.4f} [{c['fresh_low']:.4f}, "
+                             f"{c['fresh_high']:.4f}] ({re['level']:.0%} CI, {re['trials']:,} trials on fresh "
+                             f"streams: unbiased for its true mean given the choice); the race's mean "
+                             f"{c['race_mean']:.4f}: selection bias race - fresh {c['race_minus_fresh']:+.4f} "
+                             f"[{c['race_minus_fresh_low']:+.4f}, {c['race_minus_fresh_high']:+.4f}] "
+                             f"(independent streams: the variances add)", highlight=False, markup=False)
     answer_console.print(f"  trials spent {doc['trials_spent']:,} option-trials (kernel {doc['kernel_option_trials']:,} "
                          f"with the anchor {doc['anchor']}) vs {doc['exhaustive_trials']:,} to evaluate all "
                          f"{doc['options']} options at {doc['final_trials']:,} trials: "
                          f"{doc['spent_over_exhaustive']:.3f} ({doc['kernel_over_exhaustive']:.3f} with the anchor)",
                          highlight=False, markup=False)
+    if re is not None:
+        answer_console.print(f"  re-estimation, counted apart from the trials spent: {re['option_trials']:,} "
+                             f"option-trials (kernel {re['kernel_option_trials']:,}); in all "
+                             f"{doc['total_option_trials']:,} (kernel {doc['total_kernel_option_trials']:,})",
+                             highlight=False, markup=False)
     print_provenance(doc["placeholders"], doc["example_values"], where="search.json")
     answer_console.print(f"[green]wrote[/] {escape(str(folder))}")

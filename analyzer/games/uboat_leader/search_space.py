@@ -91,6 +91,21 @@ class LoadoutSpace:
         self._last = (tuple(indices), (prep, len(lead), len(run)))
         return self._last[1]
 
+    def fresh(self) -> "LoadoutSpace":
+        """The same options on streams independent of the race's (:func:`analyzer.analyses.search.reestimate`):
+        the file's seed, with the stream key of the point's own parts plus the stream name
+        :data:`analyzer.analyses.search.FRESH_STREAM` (the race's key, :func:`analyzer.run.runner.point_key`,
+        hashes the parts without it). The prepared points, data files and placeholders are shared."""
+        import copy
+
+        from analyzer.analyses.search import FRESH_STREAM
+        from analyzer.run.runner import stream_key
+        other = copy.copy(self)
+        other.key = stream_key(self.sc.spec.game, self.sc.spec.question, self.point.swept, FRESH_STREAM)
+        if other.key == self.key:       # a 63-bit hash collision: never seen, but never silently
+            raise RuntimeError("the fresh stream key equals the race's")
+        return other
+
     @staticmethod
     def _same(a, b) -> bool:
         return a.fleet == b.fleet and a.so == b.so
