@@ -45,6 +45,7 @@ def handling():
     finally:
         for s, h in old.items():
             signal.signal(s, h)
+        _received.clear()      # a stop request belongs to this block: a later run in the process is not stopped by it
 
 
 def check() -> None:
