@@ -77,6 +77,15 @@ def _names_table(title: str, headers: list[str], rows: list[list[str]], name_col
     return table
 
 
+def _vs_best(row: dict, best: str) -> str:
+    """A ratings row's difference to the best with its simultaneous CI and best-set membership."""
+    if row["contender"] == best:
+        return "the best"
+    lo, hi = row["diff_to_best_low"], row["diff_to_best_high"]
+    ci = "" if lo is None or hi is None else f" [{lo:+.3f}, {hi:+.3f}]"
+    return f"{row['diff_to_best']:+.3f}{ci} " + ("in best set" if row["in_best_set"] else "worse")
+
+
 def matchup(
     target: Path = typer.Argument(..., help="A matchup file: a scenario with contenders: (see docs/balance.md)."),
     trials: Optional[int] = typer.Option(None, "--trials", "-n", min=1,
@@ -109,7 +118,9 @@ def matchup(
     seats of a two-sided question; field: each contender alone, compared trial by trial on one
     metric), and reports the matrix with
     95% CIs (cells whose CI contains 1/2 are marked), each contender against itself (1/2 where
-    the game is symmetric), a Bradley–Terry rating with bootstrap CIs and a ranking plot."""
+    the game is symmetric), a Bradley–Terry rating with bootstrap CIs, and the ranking: each
+    contender's rating difference to the best with a 95% simultaneous CI (over all pairs), the set
+    not distinguishable from the best, ties (identical results in every cell) and a ranking plot."""
     from analyzer.analyses.balance import matchup as mu
     used = set_threads(threads)
     check_out(out)
@@ -128,14 +139,27 @@ def matchup(
     doc = _document(folder, "matchup.json", json_out)
     if doc is None:
         return
-    # contender names in full (issue 28): the other columns wrap first
+    # contender names in full (issue 28): the other columns wrap first; the cost column only when
+    # some contender has a cost (an 80-column table has room for little more than the names)
+    rk = doc["ranking"]
+    costs = any(x["cost"] is not None for x in doc["ratings"])
+    shared = {g for g in (x["tie_group"] for x in doc["ratings"])
+              if sum(y["tie_group"] == g for y in doc["ratings"]) > 1}
     answer_console.print(_names_table(
         f"{sc.name}: Bradley–Terry ratings relative to {doc['reference']} ({mode}, {m.trials:,} trials per "
         f"{'pair' if mode == 'seated' else 'contender'}; {doc['placeholder_count']} placeholder value(s) used)",
-        ["rank", "contender", "rating [95% CI]", "P(beats reference)", "mean score", "cost"],
-        [[str(x["rank"]), x["contender"], f"{x['rating']:+.3f} [{x['ci_low']:+.3f}, {x['ci_high']:+.3f}]",
-          f"{x['p_beats_reference']:.3f}", f"{x['mean_score_vs_field']:.3f}",
-          "" if x["cost"] is None else f"{x['cost']:g}"] for x in doc["ratings"]], name_col=1))
+        ["rank", "contender", "rating [95% CI]", f"vs the best [{rk['level']:.0%} sim. CI]", "P(beats ref)",
+         "mean score"] + (["cost"] if costs else []),
+        [[str(x["rank"]) + (f" (tie {x['tie_group']})" if x["tie_group"] in shared else ""), x["contender"],
+          f"{x['rating']:+.3f} [{x['ci_low']:+.3f}, {x['ci_high']:+.3f}]", _vs_best(x, rk["best"]),
+          f"{x['p_beats_reference']:.3f}", f"{x['mean_score_vs_field']:.3f}"]
+         + (["" if x["cost"] is None else f"{x['cost']:g}"] if costs else []) for x in doc["ratings"]], name_col=1))
+    ties = "; ".join(" = ".join(g) for g in rk["ties"])
+    answer_console.print(f"  best set (not distinguishable from {rk['best']} at {rk['level']:.0%} simultaneous): "
+                         f"{', '.join(rk['best_set'])}" + (f"; tied (identical results in every cell): {ties}"
+                                                           if ties else ""), highlight=False, markup=False)
+    answer_console.print(f"  sim. CI: {rk['method']}; winner's curse: {rk['winners_curse']}", highlight=False,
+                         markup=False)
     unclear = [f"{x['a']} vs {x['b']}" for x in doc["matchups"] if x["ci_crosses_half"] and x["a"] != x["b"]]
     if unclear:
         answer_console.print(f"  cells whose 95% CI contains 1/2: {', '.join(unclear)}", highlight=False, markup=False)

@@ -28,6 +28,25 @@ Options played on independent streams (no common random numbers) give
 variances and no two options are ever identical. Options on correlated streams whose cross sums
 were not recorded give :meth:`PairedDifferences.bounded` (SE_i + SE_j, valid for any correlation). An exact run gives
 :meth:`PairedDifferences.exact`: zero-width intervals, ties where the exact means are equal.
+
+Estimates without a per-trial pairing but with **bootstrap replicates** (the Bradley–Terry ratings
+of ``analyzer matchup``: every replicate refits all the ratings from one joint resample of the
+paired batches) give :func:`rank_bootstrap`: the same :class:`Ranking`, with the simultaneous
+intervals formed by the **max-t** bootstrap over ALL ``K(K-1)/2`` pairs instead of Student t.
+For every pair ``d_ij = est_i - est_j`` and its bootstrap SE ``s_ij`` (SD of the replicates'
+differences); per replicate ``T_b = max over pairs |d*_ij - d_ij| / s_ij``; the multiplier ``c`` is
+the ``ceil(level (B + 1))``-th smallest of the ``B`` values ``T_b``; every pair's interval is
+``d_ij +- c s_ij``. When the replicates resample ``batches`` independent batches (a matchup's), the
+interval is made a batch-means t interval like the module's others: ``c`` is taken to Student t with
+``batches - 1`` degrees of freedom, ``c = t_quantile(Phi(c), batches - 1)``, and ``s`` by
+``sqrt(batches / (batches - 1))`` (the bootstrap's plug-in variance of a mean of ``n`` batches is
+``(n - 1) / n`` of the unbiased one); for two options and a mean this is the batch-means t interval.
+The intervals hold for all pairs at once (approximately, as bootstrap intervals do), so, as above,
+whichever option the data make the best. The best is the point estimate's. Bonferroni
+percentile intervals were not chosen: at ``1 - (1 - level) / K(K-1)`` they need far more
+replicates than the 200 a matchup draws by default (K = 6: the 0.17% tails). Options given as
+``identical`` (e.g. contenders with identical results in every cell) tie: their estimates and
+replicates, equal up to the fit's rounding, are given their mean, and their interval is [0, 0].
 """
 from __future__ import annotations
 
@@ -209,6 +228,23 @@ def rank(names: list[str], means, pairs: PairedDifferences, *, metric: str, high
     """Rank ``names`` (the question's order) by ``means`` with the pair statistics ``pairs``
     (the module docstring says what every field means and the rules)."""
     k = len(names)
+    exact = pairs.how == "exact"
+    c = 0.0 if exact else simultaneous_multiplier(k, pairs.n, level)
+    if exact:
+        method = "exact differences to the best; ties = equal exact means"
+    else:
+        method = (f"differences to the best {pairs.how}, {level:.0%} simultaneous: Bonferroni over all "
+                  f"{max(1, k * (k - 1) // 2)} pairs, t({max(pairs.n - 1, 1)}) multiplier {c:.3f}; ties = "
+                  f"equal in every trial")
+    return _ranked(names, means, pairs, c, method, metric=metric, higher_is_better=higher_is_better, level=level)
+
+
+def _ranked(names: list[str], means, pairs: PairedDifferences, c: float, method: str, *, metric: str,
+            higher_is_better: bool, level: float) -> Ranking:
+    """The :class:`Ranking` of ``names`` by ``means``: the differences to the best with the
+    intervals ``diff +- c se`` of ``pairs`` (zero-width when exact), ties, best set and order of
+    the module docstring."""
+    k = len(names)
     m = np.asarray(means, float)
     sign = 1.0 if higher_is_better else -1.0
     best = min(range(k), key=lambda i: (-sign * m[i], i))
@@ -223,7 +259,6 @@ def rank(names: list[str], means, pairs: PairedDifferences, *, metric: str, high
     head = {g: min((i for i in range(k) if group[i] == g), key=lambda i: (-sign * m[i], i)) for g in set(group)}
     order = sorted(range(k), key=lambda i: (-sign * m[head[group[i]]], head[group[i]], i))
     exact = pairs.how == "exact"
-    c = 0.0 if exact else simultaneous_multiplier(k, pairs.n, level)
     ids: dict[int, int] = {}
     options, rank_of = [], {}
     for pos, i in enumerate(order):
@@ -242,13 +277,75 @@ def rank(names: list[str], means, pairs: PairedDifferences, *, metric: str, high
         else:
             inside = (hi >= 0) if higher_is_better else (lo <= 0)
         options.append(RankedOption(names[i], float(m[i]), d, lo, hi, rank_of[g], ids[g], inside))
-    if exact:
-        method = "exact differences to the best; ties = equal exact means"
-    else:
-        method = (f"differences to the best {pairs.how}, {level:.0%} simultaneous: Bonferroni over all "
-                  f"{max(1, k * (k - 1) // 2)} pairs, t({max(pairs.n - 1, 1)}) multiplier {c:.3f}; ties = "
-                  f"equal in every trial")
     return Ranking(metric, names[best], tuple(options), level, method, higher_is_better)
+
+
+def tie_groups(identical) -> list[int]:
+    """Per option the first option of its tie group (``identical[i, j]``: options i and j are
+    equal; an equivalence, so the first match in order is the group's)."""
+    same = np.asarray(identical, bool)
+    group = list(range(same.shape[0]))
+    for i in range(same.shape[0]):
+        group[i] = next((j for j in range(i) if same[i, j]), i)
+    return group
+
+
+def max_t_multiplier(diff: np.ndarray, replicate_diffs: np.ndarray, se: np.ndarray, level: float) -> float:
+    """The max-t bootstrap multiplier (module docstring) of the pairs ``diff[p]`` (estimates),
+    ``replicate_diffs[b, p]`` (their bootstrap replicates) and ``se[p]`` (bootstrap SEs); pairs of
+    SE 0 (no variation in any replicate) take no part. NaN with fewer than 2 replicates; 0 when no
+    pair varies."""
+    b = replicate_diffs.shape[0]
+    if b < 2:
+        return math.nan
+    use = se > 0
+    if not use.any():
+        return 0.0
+    t = np.max(np.abs(replicate_diffs[:, use] - diff[use]) / se[use], axis=1)
+    order = min(b, math.ceil(level * (b + 1)))        # the (B + 1) rule: a level quantile of B draws
+    return float(np.sort(t)[order - 1])
+
+
+def rank_bootstrap(names: list[str], estimates, replicates, *, metric: str, identical=None,
+                   higher_is_better: bool = True, level: float = 0.95, what: str = "bootstrap replicates",
+                   batches: int | None = None) -> Ranking:
+    """Rank ``names`` by ``estimates`` (one per option) with bootstrap ``replicates[b, option]``:
+    max-t simultaneous intervals over all pairs (module docstring); ``batches``: the replicates
+    resample that many independent batches (t with ``batches - 1`` dof, unbiased SEs).
+    ``identical[i, j]``: options known equal (tied: their estimates and replicates are set to the
+    group's mean, the pair's interval is [0, 0]); default none. ``what`` names the replicates in
+    the method text."""
+    est = np.asarray(estimates, float).copy()
+    reps = np.asarray(replicates, float).reshape(-1, len(names)).copy()
+    k, b = len(names), reps.shape[0]
+    same = np.eye(k, dtype=bool) if identical is None else np.asarray(identical, bool) | np.eye(k, dtype=bool)
+    group = tie_groups(same)
+    for g in set(group):
+        members = [i for i in range(k) if group[i] == g]
+        est[members] = est[members].mean()
+        if b:
+            reps[:, members] = reps[:, members].mean(axis=1, keepdims=True)
+    same = np.array([[group[i] == group[j] for j in range(k)] for i in range(k)])
+    iu, ju = np.triu_indices(k, 1)
+    pair_d = est[iu] - est[ju]
+    pair_r = reps[:, iu] - reps[:, ju]
+    pair_se = pair_r.std(axis=0, ddof=1) if b >= 2 else np.full(iu.shape[0], np.nan)
+    pair_se[same[iu, ju]] = 0.0
+    free = ~same[iu, ju]
+    c = max_t_multiplier(pair_d[free], pair_r[:, free], pair_se[free], level)
+    df = ""
+    if batches is not None and batches >= 2:
+        if c > 0 and math.isfinite(c):
+            c = t_quantile(0.5 * (1 + math.erf(c / math.sqrt(2))), batches - 1)
+        pair_se = pair_se * math.sqrt(batches / (batches - 1))
+        df = f", t({batches - 1}) for {batches} batches"
+    diff = est[:, None] - est[None, :]
+    se = np.full((k, k), np.nan) if b < 2 else np.zeros((k, k))
+    se[iu, ju] = se[ju, iu] = pair_se
+    pairs = PairedDifferences(b, diff, se, same, f"from {b} {what}")
+    method = (f"differences to the best from {b} {what}, {level:.0%} simultaneous: max-t bootstrap over all "
+              f"{max(1, k * (k - 1) // 2)} pairs{df}, multiplier {c:.3f}; ties = identical results")
+    return _ranked(names, est, pairs, c, method, metric=metric, higher_is_better=higher_is_better, level=level)
 
 
 def group_differences(group: PairedGroup, n: int, sums, sumsq, counters, scale: int = 1) -> PairedDifferences:

@@ -16,6 +16,11 @@ Two modes (docs/balance.md):
 The paired batches (chunks) are kept per cell, so every CI is a batch-means CI and the rating's
 CIs come from resampling the batches jointly for all cells (the cells are correlated: they
 share random numbers).
+
+The contenders are ranked through :mod:`analyzer.core.ranking` (:func:`~analyzer.core.ranking.rank_bootstrap`
+on the same bootstrap replicates): every contender's rating difference to the best-rated one with
+a 95% simultaneous interval (max-t over all pairs), the best set, and ties: contenders whose
+results are identical in every cell, batch by batch (:func:`identical_contenders`).
 """
 from __future__ import annotations
 
@@ -33,6 +38,7 @@ from analyzer.analyses.balance.common import batch_ci, bootstrap_counts, bradley
 from analyzer.core.balance_spec import ContenderSpec, MatchupSpec, contenders, default_mode, matchup_spec
 from analyzer.core.errors import ScenarioError
 from analyzer.core.gamedata import DataError, unwrap
+from analyzer.core.ranking import Ranking, rank_bootstrap
 from analyzer.run.batches import batch_ranges
 from analyzer.run.runner import MIN_PAIRED_BATCHES, paired_chunk_size, prepare_point, stream_key
 from kernels.record import chunk_sizes
@@ -376,6 +382,25 @@ def symmetry_checks(m: Matchup) -> list[dict]:
     return out
 
 
+def identical_contenders(sums: np.ndarray) -> np.ndarray:
+    """``[i, j]``: contenders i and j have identical results in every cell, batch by batch:
+    exchanging them (their rows and their columns) leaves ``sums[a, b, batch]`` unchanged. On
+    common random numbers two contenders with the same values do (seated: the same simulation in
+    every cell they meet; field: the same value in every trial); then every bootstrap replicate
+    gives them the same rating (the fit sees only these sums), so they tie. An equivalence
+    (exchanges compose)."""
+    n = sums.shape[0]
+    same = np.eye(n, dtype=bool)
+    for i in range(n):
+        for j in range(i + 1, n):
+            if not (np.array_equal(sums[i, i], sums[j, j]) and np.array_equal(sums[i, j], sums[j, i])):
+                continue
+            perm = np.arange(n)
+            perm[i], perm[j] = j, i
+            same[i, j] = same[j, i] = np.array_equal(sums[perm][:, perm], sums)
+    return same
+
+
 @dataclass
 class Ratings:
     names: list[str]
@@ -387,19 +412,53 @@ class Ratings:
     se_fisher: np.ndarray            # assumes independent games (the cells share random numbers)
     resamples: int
     prior: bool                      # pseudo-draws added (the MLE would not exist)
+    ranking: Ranking | None = None   # by rating: differences to the best, simultaneous CIs, ties
 
     def rows(self, m: Matchup) -> list[dict]:
+        """One row per contender in the ranking's order (best first, tie groups together): the
+        rating with its marginal CI and, from the ranking, the rank (tied contenders share it),
+        tie group, difference to the best with its simultaneous CI and best-set membership (the
+        columns ``answers.parquet`` gives a ranking)."""
         p, _, _ = score_matrix(m)
         out = []
-        for r, i in enumerate(np.argsort(-self.theta, kind="stable")):
+        for o in self.ranking.options:
+            i = self.names.index(o.name)
             others = [j for j in range(len(self.names)) if j != i]
-            out.append({"rank": r + 1, "contender": self.names[i], "rating": float(self.theta[i]),
+            out.append({"rank": o.rank, "contender": self.names[i], "rating": float(self.theta[i]),
                         "ci_low": float(self.ci_low[i]), "ci_high": float(self.ci_high[i]),
+                        "tie_group": o.tie_group, "in_best_set": o.in_best_set, "diff_to_best": o.diff,
+                        "diff_to_best_low": o.diff_low, "diff_to_best_high": o.diff_high,
                         "se_bootstrap": float(self.se_bootstrap[i]), "se_fisher_independent": float(self.se_fisher[i]),
                         "p_beats_reference": float(0.5 * (1 + math.tanh(self.theta[i] / 2))),   # logistic
                         "mean_score_vs_field": float(np.mean(p[i, others])),
                         "cost": m.costs[i].value if m.costs else None})
         return out
+
+    def note_lines(self) -> list[str]:
+        """The ranking as note lines (the phrases of :meth:`Ranking.note_phrases`, as the other
+        rankings give them): one per contender, best first, then the best set, how the intervals
+        were formed and the winner's-curse caveat."""
+        rk = self.ranking
+        width = len(str(len(rk.options)))
+        lines = []
+        for pos, o in enumerate(rk.options, 1):
+            i = self.names.index(o.name)
+            tie, diff, where = rk.note_phrases(o, False)
+            rating = f"{self.theta[i]:+.4f} [95% CI {self.ci_low[i]:+.4f}, {self.ci_high[i]:+.4f}]"
+            lines.append(f"ranked {pos:0{width}d} by Bradley–Terry rating: {o.name} rank {o.rank}{tie}; rating "
+                         f"{rating}; {diff}; {where}")
+        lines.append(f"ranking by Bradley–Terry rating: best {rk.best}; best set (not distinguishable from the best "
+                     f"at {rk.level:.0%} simultaneous): {', '.join(rk.best_set)}; {rk.method}; the best's rating is "
+                     f"the largest of {len(rk.options)} noisy estimates, biased upward (re-run it with another seed "
+                     f"for an unbiased estimate)")
+        return lines
+
+    def tie_groups(self) -> list[list[str]]:
+        """The contenders sharing a tie group (groups of two or more), best first."""
+        groups: dict[int, list[str]] = {}
+        for o in self.ranking.options:
+            groups.setdefault(o.tie_group, []).append(o.name)
+        return [g for g in groups.values() if len(g) > 1]
 
 
 def _fit(wins: np.ndarray, games: np.ndarray, prior: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -414,19 +473,26 @@ def ratings(m: Matchup, resamples: int | None = None, seed: int | None = None) -
     percentile CIs from resampling the paired batches (jointly for all cells)."""
     wins_b, games_b = balanced_batches(m)
     return fit_ratings(wins_b, games_b, m.names, m.reference,
-                       m.spec.bootstrap if resamples is None else resamples, m.sc.spec.seed if seed is None else seed)
+                       m.spec.bootstrap if resamples is None else resamples, m.sc.spec.seed if seed is None else seed,
+                       identical=identical_contenders(m.sums))
 
 
 def fit_ratings(wins_b: np.ndarray, games_b: np.ndarray, names: list[str], reference: int, resamples: int,
-                seed: int) -> Ratings:
+                seed: int, identical: np.ndarray | None = None) -> Ratings:
     """Bradley–Terry ratings from per-batch scores ``wins_b[i, j, batch]`` over ``games_b[batch]``
-    games per ordered pair and batch (see :func:`ratings`)."""
+    games per ordered pair and batch (see :func:`ratings`), and their ranking
+    (:func:`~analyzer.core.ranking.rank_bootstrap` on the same replicates). ``identical``: the
+    contenders tied (default :func:`identical_contenders` of ``wins_b``); their ratings, equal up
+    to the fit's rounding, are set to their mean, in the estimate and in every replicate."""
     n = len(names)
+    if identical is None:
+        identical = identical_contenders(wins_b)
     off = 1 - np.eye(n)
     wins = wins_b.sum(axis=2) * off
     games = float(games_b.sum())
     prior = not ford_connected(wins)
     theta, cov = _fit(wins, games * off, prior)
+    theta = _tie_mean(theta, identical)
     rel = theta - theta[reference]
     # SE of theta_i - theta_ref from the constrained Fisher covariance
     var = np.diag(cov) + cov[reference, reference] - 2 * cov[:, reference]
@@ -438,13 +504,26 @@ def fit_ratings(wins_b: np.ndarray, games_b: np.ndarray, names: list[str], refer
             interrupt.check()          # 10^4 resamples of a large field take a while
         w = np.tensordot(wins_b, counts[r], axes=([2], [0])) * off
         t, _ = _fit(w, float(counts[r] @ games_b) * off, prior)
+        t = _tie_mean(t, identical)
         boot[r] = t - t[reference]
     if resamples:
         lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
         se_b = boot.std(axis=0, ddof=1) if resamples > 1 else np.full(n, np.nan)
     else:
         lo = hi = se_b = np.full(n, np.nan)
-    return Ratings(list(names), names[reference], rel, lo, hi, se_b, se_f, resamples, prior)
+    ranking = rank_bootstrap(list(names), rel, boot, metric="rating", identical=identical,
+                             what="bootstrap resamples of the paired batches", batches=wins_b.shape[2])
+    return Ratings(list(names), names[reference], rel, lo, hi, se_b, se_f, resamples, prior, ranking)
+
+
+def _tie_mean(theta: np.ndarray, identical: np.ndarray) -> np.ndarray:
+    """``theta`` with each tie group's members set to their mean (equal but for rounding)."""
+    out = theta.copy()
+    for i in range(len(out)):
+        members = np.nonzero(identical[i])[0]
+        if members[0] == i and len(members) > 1:
+            out[members] = theta[members].mean()
+    return out
 
 
 # ----------------------------------------------------------------------------- costs
@@ -571,6 +650,7 @@ def document(m: Matchup, r: Ratings) -> dict:
     if r.prior:
         notes.append("a contender won (or lost) every trial against the rest: the Bradley–Terry MLE does not exist; "
                      "one virtual draw per pair was added")
+    notes += r.note_lines()
     for s in sym:
         if not s["ok"]:
             notes.append(f"{s['contender']} against itself: seat A scores {s['mean']:.4f} [95% CI {s['ci_low']:.4f}, "
@@ -589,6 +669,10 @@ def document(m: Matchup, r: Ratings) -> dict:
         "ratings": r.rows(m), "rating_model": {"model": "Bradley-Terry, P(i beats j) = 1/(1+exp(r_j - r_i)), "
                                                "r relative to the reference", "ci": f"percentile, {r.resamples} "
                                                "bootstrap resamples of the paired batches", "prior": r.prior},
+        "ranking": {"by": "Bradley-Terry rating", "best": r.ranking.best, "best_set": r.ranking.best_set,
+                    "level": r.ranking.level, "method": r.ranking.method, "ties": r.tie_groups(),
+                    "winners_curse": f"the best's rating is the largest of {len(m.names)} noisy estimates, biased "
+                                     f"upward: re-run it with another seed for an unbiased estimate"},
         "field_means": [dict(zip(("contender", "mean", "se", "ci_low", "ci_high"), (n, *batch_ci(m.metric_sums[i],
                                                                                                   m.sizes))))
                         for i, n in enumerate(m.names)] if m.metric_sums is not None else [],
@@ -642,12 +726,18 @@ def write(m: Matchup, r: Ratings, out_root: Path, *, threads: int, formats: tupl
 
 def _report_sections(doc: dict) -> list[str]:
     from analyzer.outputs import report as rp
+    rk = doc["ranking"]
     parts = ["<h2>Ratings</h2><p>" + rp._e(doc["rating_model"]["model"]) + "; " + rp._e(doc["rating_model"]["ci"])
-             + "</p>", rp._table(["rank", "contender", "rating", "95% CI low", "95% CI high", "P(beats reference)",
-                                  "mean score vs field", "cost"],
-                                 [[x["rank"], x["contender"], x["rating"], x["ci_low"], x["ci_high"],
-                                   x["p_beats_reference"], x["mean_score_vs_field"], x["cost"]]
-                                  for x in doc["ratings"]], numeric_from=2),
+             + ". Best set (not distinguishable from the best at " + rp._e(f"{rk['level']:.0%}") + " simultaneous): "
+             + rp._e(", ".join(rk["best_set"])) + "; " + rp._e(rk["method"]) + ". Winner's curse: "
+             + rp._e(rk["winners_curse"]) + ".</p>",
+             rp._table(["rank", "contender", "tie group", "in best set", "rating", "95% CI low", "95% CI high",
+                        "vs the best", "simultaneous CI low", "simultaneous CI high", "P(beats reference)",
+                        "mean score vs field", "cost"],
+                       [[x["rank"], x["contender"], x["tie_group"], x["in_best_set"], x["rating"], x["ci_low"],
+                         x["ci_high"], x["diff_to_best"], x["diff_to_best_low"], x["diff_to_best_high"],
+                         x["p_beats_reference"], x["mean_score_vs_field"], x["cost"]]
+                        for x in doc["ratings"]], numeric_from=4),
              "<h2>Matchups</h2><p>" + rp._e(doc["cell"]) + "</p>",
              rp._table(["A", "B", "mean", "95% CI low", "95% CI high", "seat-balanced", "CI crosses 1/2"],
                        [[x["a"], x["b"], x["mean"], x["ci_low"], x["ci_high"], x["balanced"], x["ci_crosses_half"]]
@@ -714,7 +804,9 @@ def matrix_figure(doc: dict):
 
 
 def ratings_figure(doc: dict):
-    """Bradley–Terry rating of each contender (relative to the reference) with its 95% CI."""
+    """The ranking: left, each contender's difference in rating to the best with its 95%
+    simultaneous CI (best-set members in green, the rest grey; tied contenders marked); right,
+    its Bradley–Terry rating (relative to the reference) with its marginal 95% CI."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -722,21 +814,39 @@ def ratings_figure(doc: dict):
     from analyzer.analyses.balance.common import footer
     from analyzer.outputs.plots import STYLE
     rows = doc["ratings"]
+    rk = doc["ranking"]
+    groups = {}
+    for x in rows:
+        groups[x["tie_group"]] = groups.get(x["tie_group"], 0) + 1
+
+    def nan(v):
+        return math.nan if v is None else v
     with plt.rc_context(STYLE):
-        fig, ax = plt.subplots(figsize=(7, 1.4 + 0.45 * len(rows)))
+        fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 1.6 + 0.45 * len(rows)), sharey=True,
+                                      gridspec_kw={"width_ratios": [1.3, 1]})
         ys = np.arange(len(rows))[::-1]
         for y, x in zip(ys, rows):
+            color = "tab:green" if x["in_best_set"] else "tab:gray"
+            d, lo, hi = x["diff_to_best"], nan(x["diff_to_best_low"]), nan(x["diff_to_best_high"])
+            err = [[max(0.0, d - lo)], [max(0.0, hi - d)]] if not (math.isnan(lo) or math.isnan(hi)) else None
+            ax.errorbar(d, y, xerr=err, fmt="o", color=color, capsize=3)
             # a percentile CI need not contain the estimate: the bar spans what it can (no negative extent)
-            ax.errorbar(x["rating"], y, xerr=[[max(0.0, x["rating"] - x["ci_low"])],
-                                              [max(0.0, x["ci_high"] - x["rating"])]], fmt="o",
-                        color="tab:red" if x["contender"] == doc["reference"] else "tab:blue", capsize=3)
+            ax2.errorbar(x["rating"], y, xerr=[[max(0.0, x["rating"] - x["ci_low"])],
+                                               [max(0.0, x["ci_high"] - x["rating"])]], fmt="o",
+                         color="tab:red" if x["contender"] == doc["reference"] else "tab:blue", capsize=3)
             cost = f", cost {x['cost']:g}" if x.get("cost") is not None else ""
-            ax.annotate(f"  P(beats {doc['reference']}) {x['p_beats_reference']:.2f}{cost}", (x["ci_high"], y),
-                        fontsize=7, va="center")
-        ax.set_yticks(ys, [f"{x['rank']}. {x['contender']}" for x in rows], fontsize=8)
+            ax2.annotate(f"  P(beats {doc['reference']}) {x['p_beats_reference']:.2f}{cost}", (x["ci_high"], y),
+                         fontsize=7, va="center")
+        labels = [f"{x['rank']}. {x['contender']}" + (f" (tie {x['tie_group']})" if groups[x["tie_group"]] > 1 else "")
+                  for x in rows]
+        ax.set_yticks(ys, labels, fontsize=8)
         ax.axvline(0, color="gray", lw=0.8)
-        ax.set_xlabel(f"Bradley–Terry rating relative to {doc['reference']} (log-odds; 95% bootstrap CI)")
-        ax.set_title(f"{doc['scenario']}: ranking of the contenders", fontsize=9)
+        ax.set_xlabel(f"rating − the best's ({rk['best']}), {rk['level']:.0%} simultaneous CI", fontsize=8)
+        ax.set_title(f"green: best set ({rk['level']:.0%} simultaneous); grey: worse than the best", fontsize=8)
+        ax2.axvline(0, color="gray", lw=0.8)
+        ax2.set_title("the ratings, marginal 95% CIs", fontsize=8)
+        ax2.set_xlabel(f"rating relative to {doc['reference']} (log-odds; 95% bootstrap CI)", fontsize=8)
+        fig.suptitle(f"{doc['scenario']}: ranking of the contenders (Bradley–Terry)", fontsize=9)
         footer(fig, doc, "monte_carlo", "matchup.json")
     return fig
 
