@@ -108,7 +108,7 @@ def matchup(
                                                    "manifest.json, report.html)."),
     json_out: bool = typer.Option(False, "--json", help="Print matchup.json to stdout and nothing else on stdout."),
     svg: bool = SVG,
-    no_progress: bool = typer.Option(False, help="Hide the progress bar."),
+    no_progress: bool = typer.Option(False, "--no-progress", help="Hide the progress bar."),
     force: bool = typer.Option(False, help="Allow more than 10^10 trials per pair, or in all (every pair, and "
                                            "with --fair-cost every scaled pair it may try)."),
 ):
@@ -212,7 +212,7 @@ def solve(
                                                         "evaluations: [{value, mean, ci_low, ci_high}, ...], ...}) "
                                                         "and nothing else on stdout."),
     svg: bool = typer.Option(False, help="Also write an SVG plot."),
-    no_progress: bool = typer.Option(False, help="Hide the progress display."),
+    no_progress: bool = typer.Option(False, "--no-progress", help="Hide the progress display."),
     force: bool = typer.Option(False, help="Monte Carlo: allow more than 10^10 trials per value, or in all (every "
                                            "value the search may evaluate)."),
 ):

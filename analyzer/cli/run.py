@@ -28,7 +28,7 @@ def run(
     json_out: bool = typer.Option(False, "--json", help="Print summary.json to stdout and nothing else on stdout."),
     svg: bool = SVG,
     force: bool = typer.Option(False, help="Allow more than 10^10 trials per point."),
-    no_progress: bool = typer.Option(False, help="Hide progress bars."),
+    no_progress: bool = typer.Option(False, "--no-progress", help="Hide progress bars."),
     resume: Optional[Path] = typer.Option(None, "--resume", metavar="RUN_DIR",
                                           help="Continue an interrupted run in its folder (same scenario, seed "
                                           "and trials; gives the tables an uninterrupted run gives)."),

@@ -46,7 +46,7 @@ def search(
     out: Path = typer.Option(Path("results"), help="Root folder: writes <out>/<scenario file>/search-<run-id>/ "
                                                    "(search.json, manifest.json)."),
     json_out: bool = typer.Option(False, "--json", help="Print search.json to stdout and nothing else on stdout."),
-    no_progress: bool = typer.Option(False, help="Hide the progress bar."),
+    no_progress: bool = typer.Option(False, "--no-progress", help="Hide the progress bar."),
     force: bool = typer.Option(False, help="Allow more than 10^10 trials per option, or in all (every option at "
                                            "--max-trials: the most a search may run)."),
     resume: Optional[Path] = typer.Option(None, "--resume", metavar="SEARCH_DIR", help="Continue an interrupted "

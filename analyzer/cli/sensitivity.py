@@ -35,7 +35,7 @@ def sensitivity(
     threads: Optional[int] = THREADS,
     json_out: bool = typer.Option(False, "--json", help="Print sensitivity.json's content to stdout and nothing "
                                                         "else (the folder is still written)."),
-    no_progress: bool = typer.Option(False, help="Hide the progress bar."),
+    no_progress: bool = typer.Option(False, "--no-progress", help="Hide the progress bar."),
 ):
     """Which missing value, table or rule reading moves the answer most? Every placeholder,
     example-derived value and placeholder default the point uses is moved one step down and
