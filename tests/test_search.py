@@ -9,62 +9,18 @@ import math
 import signal
 from pathlib import Path
 
-import numpy as np
 import pytest
 import yaml
 from typer.testing import CliRunner
 
 from analyzer.analyses import search as sr
 from analyzer.core import interrupt
-from analyzer.core.ranking import pair_index, t_quantile
+from analyzer.core.ranking import t_quantile
 from analyzer.games.uboat_leader.search_space import LoadoutSpace
+from tests.planted_spaces import PlantedSpace
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "scenarios" / "uboat_leader" / "loadout_example_fleets.yaml"
-
-
-class PlantedSpace:
-    """Synthetic options with known means: option ``i``'s value in trial ``t`` is
-    ``round(mu_i + common_t + noise_{i,t})`` (integers), drawn per chunk of trials from the
-    chunk's own generator for EVERY option, so an option's trials do not depend on which options
-    are evaluated with it (common random numbers); ``copy_of[j] = i`` makes j identical to i."""
-
-    metric = "x"
-    higher_is_better = True
-    scale = 1
-
-    def __init__(self, mus, *, seed: int, sd: float = 10.0, common_sd: float = 10.0, chunk: int = 64,
-                 copy_of: dict | None = None):
-        self.mus = np.asarray(mus, float)
-        self.names = [f"opt{i}" for i in range(len(mus))]
-        self.seed, self.sd, self.common_sd, self.chunk = seed, sd, common_sd, chunk
-        self.copy_of = copy_of or {}
-        self.played = 0
-
-    def values(self, n_from: int, n_to: int) -> np.ndarray:
-        out = []
-        for c in range(n_from // self.chunk, -(-n_to // self.chunk)):
-            rng = np.random.default_rng([self.seed, c])
-            common = rng.normal(0, self.common_sd, self.chunk)
-            noise = rng.normal(0, self.sd, (len(self.mus), self.chunk))
-            for j, i in self.copy_of.items():
-                noise[j] = noise[i]
-            v = np.rint(self.mus[:, None] + common[None, :] + noise).astype(np.int64)
-            lo, hi = c * self.chunk, min((c + 1) * self.chunk, n_to)
-            out.append(v[:, max(n_from, lo) - lo: hi - lo])
-        return np.concatenate(out, axis=1)
-
-    def evaluate(self, indices, n_from, n_to, on_trials=None) -> sr.Block:
-        v = self.values(n_from, n_to)[list(indices)]
-        m = len(indices)
-        self.played += m * (n_to - n_from)
-        sums = [int(x) for x in v.sum(axis=1)]
-        sumsq = [int(x) for x in (v * v).sum(axis=1)]
-        cross = [0] * (m * (m - 1) // 2)
-        for a in range(m):
-            for b in range(a + 1, m):
-                cross[pair_index(a, b, m)] = int((v[a] * v[b]).sum())
-        return sr.Block(sums, sumsq, cross, m * (n_to - n_from))
 
 
 def test_finds_the_planted_best_over_seeds_and_spends_less_than_exhaustive():

@@ -17,56 +17,11 @@ from typer.testing import CliRunner
 
 from analyzer.analyses import search as sr
 from analyzer.core import interrupt
-from analyzer.core.ranking import pair_index
 from analyzer.games.uboat_leader.search_space import LoadoutSpace
+from tests.planted_spaces import StreamedPlanted
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "scenarios" / "uboat_leader" / "loadout_example_fleets.yaml"
-
-
-class StreamedPlanted:
-    """Synthetic options with known means (as ``tests/test_search.py``'s ``PlantedSpace``):
-    option ``i``'s value in trial ``t`` is ``round(mu_i + common_t + noise_{i,t})``, drawn per chunk
-    from the generator of ``(seed, stream, chunk)`` for every option (common random numbers);
-    :meth:`fresh` is the same options on stream 1 (the race plays stream 0)."""
-
-    metric = "x"
-    higher_is_better = True
-    scale = 1
-
-    def __init__(self, mus, *, seed: int, sd: float = 10.0, common_sd: float = 5.0, chunk: int = 64):
-        self.mus = np.asarray(mus, float)
-        self.names = [f"opt{i}" for i in range(len(mus))]
-        self.seed, self.sd, self.common_sd, self.chunk = seed, sd, common_sd, chunk
-        self.stream = 0
-        self.played = 0
-
-    def fresh(self):
-        other = copy.copy(self)
-        other.stream = 1
-        return other
-
-    def values(self, n_from: int, n_to: int) -> np.ndarray:
-        out = []
-        for c in range(n_from // self.chunk, -(-n_to // self.chunk)):
-            rng = np.random.default_rng([self.seed, self.stream, c])
-            common = rng.normal(0, self.common_sd, self.chunk)
-            noise = rng.normal(0, self.sd, (len(self.mus), self.chunk))
-            v = np.rint(self.mus[:, None] + common[None, :] + noise).astype(np.int64)
-            lo, hi = c * self.chunk, min((c + 1) * self.chunk, n_to)
-            out.append(v[:, max(n_from, lo) - lo: hi - lo])
-        return np.concatenate(out, axis=1)
-
-    def evaluate(self, indices, n_from, n_to, on_trials=None) -> sr.Block:
-        v = self.values(n_from, n_to)[list(indices)]
-        m = len(indices)
-        self.played += m * (n_to - n_from)
-        cross = [0] * (m * (m - 1) // 2)
-        for a in range(m):
-            for b in range(a + 1, m):
-                cross[pair_index(a, b, m)] = int((v[a] * v[b]).sum())
-        return sr.Block([int(x) for x in v.sum(axis=1)], [int(x) for x in (v * v).sum(axis=1)], cross,
-                        m * (n_to - n_from))
 
 
 def test_race_winner_is_biased_upward_the_fresh_estimate_is_not():
