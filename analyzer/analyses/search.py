@@ -381,7 +381,7 @@ def document(s: Search, extra: dict | None = None) -> dict:
         **(extra or {})})
 
 
-def load(path, *, seed: int | None = None, so_plans: list[str] | None = None):
+def load(path, *, seed: int | None = None, so_plans: list[str] | None = None, policies: list[str] | None = None):
     """The scenario and its option :class:`Space` (``trials`` of the file are not used): the one its
     question declares (:attr:`analyzer.core.questions.Question.search_space`); a question without
     one is refused naming the questions that have one."""
@@ -394,7 +394,7 @@ def load(path, *, seed: int | None = None, so_plans: list[str] | None = None):
         have = sorted(f"{k[0]}/{k[1]}" for k, v in questions._REGISTRY.items() if v.search_space is not None)
         raise ScenarioError(str(sc.path), "question", f"got {sc.spec.game}/{sc.spec.question}; search runs on the "
                             f"questions that declare an option space: {', '.join(have) or 'none'}")
-    return sc, q.search_space(sc, so_plans)
+    return sc, q.search_space(sc, so_plans, policies)
 
 
 #: files of a search folder
@@ -419,13 +419,14 @@ class Folder:
 
 
 def settings_of(sc, space, *, so_plans, level, margin, first, max_trials, reestimate: bool = True,
-                reestimate_trials: int | None = None) -> dict:
+                reestimate_trials: int | None = None, policies: list[str] | None = None) -> dict:
     """What a search folder is bound to: the scenario (absolute path, SHA-256), the seed, the data
     files the options read (SHA-256), the options and every setting of the procedure (the
     re-estimation's: ``reestimate``, and ``reestimate_trials``, None for the race's final trials)."""
     space.prepared(list(range(len(space.names))))   # every option: the data files and placeholders they read
     return {"scenario_file": str(Path(sc.path).resolve()), "scenario_sha256": sc.digest, "seed": sc.spec.seed,
-            "so_plans": list(so_plans or []), "level": level, "margin": margin, "first_trials": first,
+            "so_plans": list(so_plans or []), "policies": list(policies or []), "level": level, "margin": margin,
+            "first_trials": first,
             "max_trials": max_trials, "options": list(space.names),
             "data_files": sorted([d["path"], d["sha256"]] for d in space.data_files),
             "reestimate": bool(reestimate), "reestimate_trials": reestimate_trials}
@@ -500,6 +501,7 @@ def open_for_resume(run_dir: Path) -> tuple[Folder, dict | None]:
     for k in ("reestimate", "reestimate_trials"):     # absent in folders started before the re-estimation
         if k in man:
             settings[k] = man[k]
+    settings["policies"] = list(man.get("policies") or [])    # absent in folders started before --policy
     folder = Folder(run_dir, settings, _lock(run_dir))
     try:
         if paths.entry_kind(run_dir, SEARCH_CHECKPOINT) is None:
@@ -549,7 +551,8 @@ def _check_state(file: str, state, options: list[str]) -> None:
 
 def check_resumable(folder: Folder, sc, space) -> None:
     """The scenario and the data files are the ones the search started with."""
-    now = settings_of(sc, space, so_plans=folder.settings["so_plans"], level=folder.settings["level"],
+    now = settings_of(sc, space, so_plans=folder.settings["so_plans"], policies=folder.settings["policies"],
+                      level=folder.settings["level"],
                       margin=folder.settings["margin"], first=folder.settings["first_trials"],
                       max_trials=folder.settings["max_trials"])
     for key, what in (("scenario_sha256", "the scenario file changed"), ("data_files", "a data file it read changed"),

@@ -24,6 +24,11 @@ def search(
                                            "air_search, support; repeat the option for several): the options are "
                                            "fleet x plan, named <fleet>--<plan>. Default: each fleet with its own "
                                            "plan."),
+    policy: Optional[List[str]] = typer.Option(None, "--policy", help="Cross every fleet (and SO plan) with this "
+                                               "campaign-policy variant: FIELD=VALUE[,FIELD=VALUE...] over the "
+                                               "scenario's policy (patrol, route, endurance, attack, wolfpack, "
+                                               "radio_call, air_search_choice: their named choices); repeat for "
+                                               "several; options named <fleet>--patrol-spread."),
     margin: Optional[float] = typer.Option(None, min=0.0, help="Stop when every option still in contention is "
                                            "within this much (mean VP) of the chosen one at the stated level "
                                            "(default 0)."),
@@ -71,7 +76,7 @@ def search(
     from analyzer.cli.common import fail
     used = set_threads(threads)
     if resume is not None:
-        given = [name for name, v in (("TARGET", target), ("--so", so), ("--margin", margin), ("--level", level),
+        given = [name for name, v in (("TARGET", target), ("--so", so), ("--policy", policy), ("--margin", margin), ("--level", level),
                                       ("--max-trials", max_trials), ("--first-trials", first_trials),
                                       ("--seed", seed), ("--reestimate-trials", reestimate_trials),
                                       ("--no-reestimate", no_reestimate or None)) if v is not None and v != []]
@@ -80,12 +85,13 @@ def search(
         folder, state = sr.open_for_resume(resume)
         st = folder.settings
         try:
-            sc, space = sr.load(st["scenario_file"], seed=st["seed"], so_plans=st["so_plans"] or None)
+            sc, space = sr.load(st["scenario_file"], seed=st["seed"], so_plans=st["so_plans"] or None,
+                                policies=st["policies"] or None)
             sr.check_resumable(folder, sc, space)
         except BaseException:
             folder.release()
             raise
-        so, margin, level = st["so_plans"], st["margin"], st["level"]
+        so, policy, margin, level = st["so_plans"], st["policies"], st["margin"], st["level"]
         max_trials, first_trials = st["max_trials"], st["first_trials"]
         do_reestimate, reestimate_trials = st.get("reestimate", True), st.get("reestimate_trials")
     else:
@@ -100,7 +106,8 @@ def search(
         first_trials = sr.DEFAULT_FIRST if first_trials is None else first_trials
         check_out(out)
         so = list(dict.fromkeys(so)) if so else []
-        sc, space = sr.load(target, seed=seed, so_plans=so or None)
+        policy = list(dict.fromkeys(policy)) if policy else []
+        sc, space = sr.load(target, seed=seed, so_plans=so or None, policies=policy or None)
         if first_trials % space.chunk and first_trials < max_trials:
             raise ScenarioError(str(sc.path), "--first-trials", f"got {first_trials:,}; allowed: a multiple of "
                                 f"{space.chunk} (the chunk of trials every option shares)")
@@ -109,7 +116,8 @@ def search(
         if reestimate_trials is not None:     # at most every option survives
             scenario_mod.check_trial_budget(str(sc.path), "--reestimate-trials", reestimate_trials,
                                             len(space.names), "options", force)
-        folder = sr.start_folder(out, sc, sr.settings_of(sc, space, so_plans=so, level=level, margin=margin,
+        folder = sr.start_folder(out, sc, sr.settings_of(sc, space, so_plans=so, policies=policy, level=level,
+                                                        margin=margin,
                                                         first=first_trials, max_trials=max_trials,
                                                         reestimate=do_reestimate,
                                                         reestimate_trials=reestimate_trials))
@@ -143,6 +151,7 @@ def search(
                     sr.reestimate(space, s, reestimate_trials)
             extra = {"scenario": sc.name, "scenario_file": str(sc.path), "game": sc.spec.game,
                      "question": sc.spec.question, "seed": sc.spec.seed, "so_plans": list(so or []),
+                     "policies": list(policy or []),
                      "anchor": space.anchor.name,
                      "placeholders": [p.as_dict() for p in space.placeholders if not p.is_example],
                      "example_values": [p.as_dict() for p in space.placeholders if p.is_example]}

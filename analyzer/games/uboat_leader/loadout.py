@@ -51,6 +51,8 @@ class FleetPlan(_Strict):
     fleet: list[LoadoutParams] = Field(..., min_length=1, max_length=MAX_FLEET,
                                        description="U-boats in list order, as in the campaign question")
     so: SoPolicy | None = Field(None, description="this fleet's SO spending policy (default: policy.so)")
+    policy: CampaignPolicy | None = Field(None, description="this fleet's whole campaign policy (default: policy, "
+                                          "the shared one); its so is replaced by the fleet's so when given")
 
     @field_validator("fleet")
     @classmethod
@@ -89,12 +91,13 @@ class Plan:
     name: str
     fleet: list[LoadoutParams]
     so: object | None
+    policy: object | None = None        # this fleet's CampaignPolicy (None: the point's shared policy)
 
 
 def _default_key(plan: Plan):
     """(id, level) per boat when the plan is a bought fleet with default loadouts (what
     enumeration generates), else None."""
-    if plan.so is not None or any(b.ready is not None or b.stored is not None or b.advanced.fat or b.advanced.t5
+    if plan.so is not None or plan.policy is not None or any(b.ready is not None or b.stored is not None or b.advanced.fat or b.advanced.t5
                                   or b.mines or b.missions or b.port is not None for b in plan.fleet):
         return None
     return tuple((b.id, b.level) for b in plan.fleet)
@@ -182,11 +185,21 @@ def ranking_lines(ranking: Ranking, summaries: dict, levels: list[str], exact: b
     return lines
 
 
+def _own_policy_text(own: CampaignPolicy | None, shared: CampaignPolicy) -> str:
+    """``; own policy: patrol spread, attack no_naval``: where a fleet's own policy departs from the
+    shared one (its so is said apart), else ""."""
+    if own is None:
+        return ""
+    mine, base = own.model_dump(), shared.model_dump()
+    diff = [f"{k} {mine[k]}" for k in mine if k != "so" and mine[k] != base[k]]
+    return f"; own policy: {', '.join(diff)}" if diff else "; own policy: the shared one"
+
+
 def fleet_plans(p: LoadoutQuestionParams, ctx: Context, gd: GameData) -> list[Plan]:
     """The fleets a loadout point runs, in order: the listed ``fleets``, then with ``enumerate``
     every affordable fleet not listed (:func:`affordable_fleets`); ``analyzer search`` takes its
     options from here (:mod:`analyzer.analyses.search`)."""
-    plans = [Plan(f.name, f.fleet, f.so) for f in p.fleets]
+    plans = [Plan(f.name, f.fleet, f.so, f.policy) for f in p.fleets]
     if p.enumerate:
         given = {_default_key(pl) for pl in plans} - {None}
         for boats in affordable_fleets(p, ctx, gd):
@@ -215,10 +228,10 @@ class Loadout(Question):
     default_plots = False
 
     @staticmethod
-    def search_space(sc, so_plans=None):
-        """``analyzer search``: the fleets (crossed with ``so_plans``), raced on this kernel."""
+    def search_space(sc, so_plans=None, policies=None):
+        """``analyzer search``: the fleets (crossed with ``so_plans`` and ``policies``), raced on this kernel."""
         from analyzer.games.uboat_leader.search_space import LoadoutSpace
-        return LoadoutSpace(sc, so_plans, fleet_plans, FleetPlan)
+        return LoadoutSpace(sc, so_plans, fleet_plans, FleetPlan, policies)
 
     def prepare(self, p: LoadoutQuestionParams, ctx: Context) -> Prepared:
         gd = GameData(ctx)
@@ -228,7 +241,8 @@ class Loadout(Question):
                               f"max_fleets to {len(plans)} or narrow levels / list fleets")
         compiled = []
         for k, pl in enumerate(plans):
-            policy = p.policy if pl.so is None else p.policy.model_copy(update={"so": pl.so})
+            shared = p.policy if pl.policy is None else pl.policy
+            policy = shared if pl.so is None else shared.model_copy(update={"so": pl.so})
             cp = CampaignParams(campaign=p.campaign, duration=p.duration, fleet=pl.fleet, policy=policy,
                                 max_turns=p.max_turns, max_rounds=p.max_rounds)
             try:
@@ -264,12 +278,13 @@ class Loadout(Question):
 
         advanced = any(b.advanced.fat + b.advanced.t5 for pl in plans for b in pl.fleet)
         placeholders = campaign_placeholders(ctx.rules, advanced, gd)
-        so_pol = lambda pl: pl.so if pl.so is not None else p.policy.so  # noqa: E731
+        so_pol = lambda pl: pl.so if pl.so is not None else (pl.policy or p.policy).so  # noqa: E731
         notes = [placeholder_note(ctx.rules, placeholders),
                  f"{n} fleets on common random numbers (every trial plays each fleet's campaign from the same "
                  f"random stream); vp_diff.<fleet> = VP minus the VP of {base}: its CI is the paired CI"]
         notes += [f"fleet {pl.name}: " + ", ".join(_boat_text(b) for b in pl.fleet)
                   + f"; cost {c.fleet_cost:g} of {c.so_total:g} SO; so policy {_so_text(so_pol(pl))}"
+                  + _own_policy_text(pl.policy, p.policy)
                   for pl, c in zip(plans, compiled)]
         counters = tuple(dataclasses.replace(c, note=c.note.replace("campaigns stopped", "fleet-campaigns "
                                                                     "stopped").replace(" (p_turn_cap)", ""))

@@ -21,8 +21,10 @@ class LoadoutSpace:
     metric = "vp"
     higher_is_better = True
 
-    def __init__(self, sc, so_plans: list[str] | None, fleet_plans, FleetPlan):
-        """``fleet_plans`` and ``FleetPlan``: the loadout question's (:mod:`.loadout`, which makes the space)."""
+    def __init__(self, sc, so_plans: list[str] | None, fleet_plans, FleetPlan, policies: list[str] | None = None):
+        """``fleet_plans`` and ``FleetPlan``: the loadout question's (:mod:`.loadout`, which makes the space).
+        ``policies``: campaign-policy variants (``"patrol=spread"``, ``"patrol=nearest,attack=no_naval"``;
+        :func:`policy_variants`) every fleet (and SO plan) is crossed with, named ``...--patrol-spread``."""
         from analyzer.core.gamedata import DataError
         from analyzer.games.uboat_leader.data import GameData
         from analyzer.run.runner import point_key
@@ -48,18 +50,23 @@ class LoadoutSpace:
             if isinstance(e, ScenarioError):
                 raise
             raise ScenarioError(file, "", str(e)) from None
-        self.anchor = FleetPlan(name=plans[0].name, fleet=plans[0].fleet, so=plans[0].so)
-        if so_plans:
-            opts = []
-            for pl in plans:
-                for so in so_plans:
+        self.anchor = FleetPlan(name=plans[0].name, fleet=plans[0].fleet, so=plans[0].so, policy=plans[0].policy)
+        variants = policy_variants(file, p.policy, policies) if policies else [(None, None)]
+        opts = []
+        for pl in plans:
+            for so in (so_plans or [None]):
+                for label, own in variants:
+                    name = pl.name + (f"{SO_SEP}{so}" if so is not None else "") + (f"{SO_SEP}{label}" if label else "")
                     try:
-                        opts.append(FleetPlan(name=f"{pl.name}{SO_SEP}{so}", fleet=pl.fleet, so=so))
+                        opts.append(FleetPlan(name=name, fleet=pl.fleet, so=pl.so if so is None else so,
+                                              policy=pl.policy if own is None else own))
                     except Exception as e:   # pydantic: an unknown plan or a name too long
-                        raise ScenarioError(file, "--so", f"got {so!r}: {str(e).splitlines()[-1].strip()}; "
-                                            "allowed: intel, none, air_search, support") from None
-        else:
-            opts = [FleetPlan(name=pl.name, fleet=pl.fleet, so=pl.so) for pl in plans]
+                        locs = [err.get("loc", ("",))[0] for err in getattr(e, "errors", lambda: [])()]
+                        if so is not None and "so" in locs:
+                            raise ScenarioError(file, "--so", f"got {so!r}: {str(e).splitlines()[-1].strip()}; "
+                                                "allowed: intel, none, air_search, support") from None
+                        raise ScenarioError(file, "fleets", f"option {name!r}: {str(e).splitlines()[-1].strip()}") \
+                            from None
         self.options = opts
         self.names = [o.name for o in opts]
         self.data_files: list[dict] = []
@@ -138,3 +145,46 @@ class LoadoutSpace:
         cross = [int(cross_all[pair_index(mine[a], mine[c], n_run)]) for a in range(len(mine))
                  for c in range(a + 1, len(mine))]
         return Block(sums, sumsq, cross, (n_to - n_from) * n_run)
+
+
+def policy_variants(file: str, shared, texts: list[str]) -> list[tuple[str, object]]:
+    """``(label, policy)`` per ``--policy`` text: ``FIELD=VALUE[,FIELD=VALUE...]`` of the shared
+    campaign policy's named choices (patrol, route, endurance, attack, wolfpack, radio_call,
+    air_search_choice; SO plans are ``--so``), applied over the shared policy and validated by it;
+    the label (``patrol-spread+attack-no_naval``) names the option. Refused, naming the field and
+    the allowed values, when a field or a value is not one of the policy's."""
+    import typing
+
+    cls = type(shared)
+    choices: dict[str, list[str]] = {}
+    for name, f in cls.model_fields.items():
+        if name == "so":
+            continue
+        words = [a for arg in typing.get_args(f.annotation) or (f.annotation,)
+                 for a in (typing.get_args(arg) if typing.get_origin(arg) is typing.Literal else ())]
+        if typing.get_origin(f.annotation) is typing.Literal:
+            words = list(typing.get_args(f.annotation))
+        if words:
+            choices[name] = [str(w) for w in words]
+    out, seen = [], set()
+    for text in texts:
+        update, parts = {}, []
+        for item in text.split(","):
+            field, sep, value = (x.strip() for x in item.partition("="))
+            if field == "so":
+                raise ScenarioError(file, "--policy", f"got {text!r}: SO plans are crossed with --so")
+            if not sep or field not in choices:
+                raise ScenarioError(file, "--policy", f"got {text!r}: give FIELD=VALUE with FIELD one of "
+                                    f"{', '.join(choices)}")
+            if value not in choices[field]:
+                raise ScenarioError(file, "--policy", f"got {field}={value!r}; allowed: {', '.join(choices[field])}")
+            if field in update:
+                raise ScenarioError(file, "--policy", f"got {text!r}: {field} given twice")
+            update[field] = value
+            parts.append(f"{field}-{value}")
+        label = "+".join(parts)
+        if label in seen:
+            continue
+        seen.add(label)
+        out.append((label, cls.model_validate({**shared.model_dump(), **update})))
+    return out
