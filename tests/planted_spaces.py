@@ -1,10 +1,12 @@
-"""Synthetic option spaces with planted means for the ``analyzer search`` tests
-(tests/test_search.py, tests/test_search_reestimate.py)."""
+"""Shared fixtures of the ``analyzer search`` tests (tests/test_search.py,
+tests/test_search_reestimate.py): synthetic option spaces with planted means, and a small loadout file."""
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 import numpy as np
+import yaml
 
 from analyzer.analyses import search as sr
 from analyzer.core.ranking import pair_index
@@ -64,3 +66,17 @@ class PlantedSpace:
 def StreamedPlanted(mus, *, seed: int, common_sd: float = 5.0, **kw) -> PlantedSpace:
     """:class:`PlantedSpace` on stream 0 (its :meth:`~PlantedSpace.fresh` copy plays stream 1)."""
     return PlantedSpace(mus, seed=seed, common_sd=common_sd, stream=0, **kw)
+
+
+def close_loadout_file(tmp_path: Path, example: Path) -> Path:
+    """A loadout scenario (from ``example``) of two SO plans of one fleet whose mean VP differ little
+    (Intelligence, Support: several rounds, two survivors at 8,192 trials) and a one-boat fleet,
+    clearly worse (dropped in round 1: its card's placeholders are still the search's)."""
+    doc = yaml.safe_load(example.read_text())
+    fleet = [{"id": b, "level": "trained"} for b in ("U-20", "U-43", "U-47", "U-51")]
+    doc["params"]["fleets"] = [{"name": "intel", "fleet": fleet, "so": "intel"},
+                               {"name": "support", "fleet": fleet, "so": "support"},
+                               {"name": "lone_u56", "fleet": [{"id": "U-56", "level": "trained"}]}]
+    path = tmp_path / "loadout_close.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return path

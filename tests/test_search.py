@@ -17,7 +17,7 @@ from analyzer.analyses import search as sr
 from analyzer.core import interrupt
 from analyzer.core.ranking import t_quantile
 from analyzer.games.uboat_leader.search_space import LoadoutSpace
-from tests.planted_spaces import PlantedSpace
+from tests.planted_spaces import PlantedSpace, close_loadout_file
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "scenarios" / "uboat_leader" / "loadout_example_fleets.yaml"
@@ -161,17 +161,7 @@ def test_cli_writes_search_json_and_prints_the_answer(tmp_path):
 
 
 def _close_file(tmp_path: Path) -> Path:
-    """Two SO plans of one fleet whose mean VP differ little (Intelligence, Support): several rounds;
-    and a one-boat fleet, clearly worse."""
-    doc = yaml.safe_load(EXAMPLE.read_text())
-    fleet = [{"id": b, "level": "trained"} for b in ("U-20", "U-43", "U-47", "U-51")]
-    doc["params"]["fleets"] = [{"name": "intel", "fleet": fleet, "so": "intel"},
-                               {"name": "support", "fleet": fleet, "so": "support"},
-                               # dropped in round 1: its card's placeholders are still the search's
-                               {"name": "lone_u56", "fleet": [{"id": "U-56", "level": "trained"}]}]
-    path = tmp_path / "loadout_close.yaml"
-    path.write_text(yaml.safe_dump(doc, sort_keys=False))
-    return path
+    return close_loadout_file(tmp_path, EXAMPLE)
 
 
 def _stop_on_call(monkeypatch, call: int):

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from analyzer.analyses import search as sr
 from analyzer.core import interrupt
 from analyzer.games.uboat_leader.search_space import LoadoutSpace
-from tests.planted_spaces import StreamedPlanted
+from tests.planted_spaces import StreamedPlanted, close_loadout_file
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "scenarios" / "uboat_leader" / "loadout_example_fleets.yaml"
@@ -118,16 +118,7 @@ def _app():
 
 
 def _close_file(tmp_path: Path) -> Path:
-    """Two SO plans of one fleet whose mean VP differ little (several rounds, two survivors at
-    8,192 trials) and a one-boat fleet, clearly worse."""
-    doc = yaml.safe_load(EXAMPLE.read_text())
-    fleet = [{"id": b, "level": "trained"} for b in ("U-20", "U-43", "U-47", "U-51")]
-    doc["params"]["fleets"] = [{"name": "intel", "fleet": fleet, "so": "intel"},
-                               {"name": "support", "fleet": fleet, "so": "support"},
-                               {"name": "lone_u56", "fleet": [{"id": "U-56", "level": "trained"}]}]
-    path = tmp_path / "loadout_close.yaml"
-    path.write_text(yaml.safe_dump(doc, sort_keys=False))
-    return path
+    return close_loadout_file(tmp_path, EXAMPLE)
 
 
 def _answer(doc: dict) -> dict:
