@@ -87,3 +87,31 @@ def test_cli_search_over_policies_reports_them_and_refuses_unknown_values(tmp_pa
     assert doc["chosen"].startswith("example--")
     bad = CliRunner().invoke(app, ["search", str(path), "--policy", "patrol=sideways", "--out", str(tmp_path / "o2")])
     assert bad.exit_code == 2 and "allowed: best, spread, nearest" in bad.stderr
+
+
+def test_an_option_of_the_first_fleet_under_another_policy_is_not_taken_for_the_anchor(tmp_path):
+    """The file's first fleet plays first in every evaluation (the stream's anchor) unless the first
+    option asked for IS that fleet; the same boats under another policy are another fleet."""
+    from analyzer.core import scenario as scenario_mod
+    from analyzer.run.runner import prepare_point, simulate_point, summarize
+    path, doc = _two_fleets(tmp_path)
+    _, space = sr.load(path, policies=["patrol=spread"])
+    n = 2 * space.chunk
+    alone = space.evaluate([space.names.index("example--patrol-spread")], 0, n)
+    shared = doc["params"].get("policy") or {}
+    doc["params"]["fleets"] = [dict(doc["params"]["fleets"][0]),
+                               {"name": "example--patrol-spread", "fleet": doc["params"]["fleets"][0]["fleet"],
+                                "policy": {**shared, "patrol": "spread"}}]
+    by_hand = tmp_path / "by_hand.yaml"
+    by_hand.write_text(yaml.safe_dump(doc, sort_keys=False))
+    full = scenario_mod.load(by_hand, trials=n)
+    point = full.points[0]
+    prep = prepare_point(full, point)
+    res = summarize(point, prep, simulate_point(full, point, prep)[0])
+    assert alone.sums[0] / n == pytest.approx(res.summaries["vp.example--patrol-spread"].mean, rel=1e-12, abs=1e-12)
+
+
+def test_a_question_without_an_option_space_is_refused_naming_those_that_have_one():
+    with pytest.raises(ScenarioError, match="declare an option space: uboat_leader/loadout") as e:
+        sr.load(ROOT / "scenarios" / "dice" / "any_of_n.yaml")
+    assert "dice/" in str(e.value)

@@ -1,5 +1,6 @@
 """``analyzer search``'s option space for the ``loadout`` question (:mod:`analyzer.analyses.search`,
-docs/balance.md "Search"): the fleets of a loadout scenario, optionally crossed with SO plans, raced
+docs/balance.md "Search"; made by ``Loadout.search_space``, so the scenario is a loadout one): the
+fleets of a loadout scenario, optionally crossed with SO plans and policy variants, raced
 on the loadout kernel's common random numbers."""
 from __future__ import annotations
 
@@ -30,9 +31,6 @@ class LoadoutSpace:
         from analyzer.run.runner import point_key
         from kernels.driver import CHUNK_TRIALS
         file = str(sc.path)
-        if (sc.spec.game, sc.spec.question) != ("uboat_leader", "loadout"):
-            raise ScenarioError(file, "question", f"got {sc.spec.game}/{sc.spec.question}; search runs on "
-                                "uboat_leader/loadout scenarios (fleets and SO plans)")
         if sc.spec.sweep:
             raise ScenarioError(file, "sweep", "search races the options of one point: remove sweep")
         if sc.spec.precision is not None:
@@ -115,7 +113,7 @@ class LoadoutSpace:
 
     @staticmethod
     def _same(a, b) -> bool:
-        return a.fleet == b.fleet and a.so == b.so
+        return a.fleet == b.fleet and a.so == b.so and a.policy == b.policy
 
     def evaluate(self, indices, n_from, n_to, on_trials=None) -> Block:
         from analyzer.core.ranking import PairedGroup
