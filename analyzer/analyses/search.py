@@ -54,7 +54,7 @@ import numpy as np
 
 from analyzer.core import interrupt
 from analyzer.core.errors import ScenarioError
-from analyzer.core.ranking import PairedDifferences, pair_index, rank, t_quantile
+from analyzer.core.ranking import PairedDifferences, exact_se, pair_index, rank, t_quantile
 
 #: the first round's trials (one loadout chunk) and the default trial cap
 DEFAULT_FIRST = 4096
@@ -265,7 +265,7 @@ def run_search(space: Space, *, level: float = 0.95, margin: float = 0.0, first:
     s.chosen = ranking.best
     s.final_trials = n_done
     best_group = ranking.option(ranking.best).tie_group
-    s.survivors = [{"option": o.name, "mean": o.mean, "se": _se(n_done, sums[names.index(o.name)],
+    s.survivors = [{"option": o.name, "mean": o.mean, "se": exact_se(n_done, sums[names.index(o.name)],
                                                                 sumsq[names.index(o.name)], space.scale),
                     "diff_to_chosen": o.diff, "diff_low": o.diff_low,
                     "diff_high": o.diff_high, "tie_group": o.tie_group, "tied_with_chosen": o.tie_group == best_group}
@@ -273,14 +273,6 @@ def run_search(space: Space, *, level: float = 0.95, margin: float = 0.0, first:
     s.tied = [o["option"] for o in s.survivors]
     s.wall_seconds = time.perf_counter() - t0
     return s
-
-
-def _se(n: int, total: int, total_sq: int, scale: int) -> float:
-    """The standard error of a mean of ``n`` values from their exact integer sum and sum of squares."""
-    if n < 2:
-        return math.nan
-    var = max(n * int(total_sq) - int(total) * int(total), 0) / (n * (n - 1))     # exact integers up to here
-    return math.sqrt(var / n) / scale
 
 
 @dataclass
@@ -341,7 +333,7 @@ def reestimate(space: Space, s: Search, trials: int | None = None, *,
     for name in order:
         a = at[name]
         mean = b.sums[a] / (trials * space.scale)
-        se = _se(trials, b.sums[a], b.sumsq[a], space.scale)
+        se = exact_se(trials, b.sums[a], b.sumsq[a], space.scale)
         r_mean, r_se = race[name]["mean"], race[name]["se"]
         bias, bias_se = r_mean - mean, math.sqrt(r_se ** 2 + se ** 2)
         options.append({"option": name, "fresh_mean": mean, "fresh_se": se, "fresh_low": mean - t_fresh * se,

@@ -62,6 +62,16 @@ from analyzer.core.stats import _t_cdf
 EXACT_TIE_RTOL = 1e-12
 
 
+def exact_se(n: int, total: int, total_sq: int, scale: int = 1) -> float:
+    """The standard error of a mean of ``n`` integer values (units of ``1/scale``) from their exact
+    sum and sum of squares: the sample variance is formed in Python integers before one division,
+    so equal values give exactly 0. NaN below 2 values."""
+    if n < 2:
+        return math.nan
+    var = max(n * int(total_sq) - int(total) * int(total), 0) / (n * (n - 1))
+    return math.sqrt(var / n) / scale
+
+
 def pair_index(i: int, j: int, k: int) -> int:
     """Column of pair ``i < j`` among ``k`` options, row by row: (0,1), (0,2), ..., (1,2), ...
     (the order :func:`kernels.driver.add_pair_products` writes)."""
@@ -116,8 +126,7 @@ class PairedDifferences:
                 if n:
                     diff[i, j], diff[j, i] = s / (n * scale), -s / (n * scale)
                 if n >= 2:
-                    var = max(n * q - s * s, 0) / (n * (n - 1))   # exact integers up to here
-                    se[i, j] = se[j, i] = math.sqrt(var / n) / scale
+                    se[i, j] = se[j, i] = exact_se(n, s, q, scale)
         return cls(n, diff, se, identical, "paired on common random numbers")
 
     @classmethod
@@ -248,13 +257,7 @@ def _ranked(names: list[str], means, pairs: PairedDifferences, c: float, method:
     m = np.asarray(means, float)
     sign = 1.0 if higher_is_better else -1.0
     best = min(range(k), key=lambda i: (-sign * m[i], i))
-    # tie groups: exact equality is transitive (identical in every trial), union in order
-    group = list(range(k))
-    for i in range(k):
-        for j in range(i):
-            if pairs.identical[i, j]:
-                group[i] = group[j]
-                break
+    group = tie_groups(pairs.identical)        # exact equality is transitive (identical in every trial)
     # a group sits at its best member's mean (its members' means are equal: identical trials)
     head = {g: min((i for i in range(k) if group[i] == g), key=lambda i: (-sign * m[i], i)) for g in set(group)}
     order = sorted(range(k), key=lambda i: (-sign * m[head[group[i]]], head[group[i]], i))
@@ -290,6 +293,19 @@ def tie_groups(identical) -> list[int]:
     return group
 
 
+def tie_mean(values, identical) -> np.ndarray:
+    """``values[..., option]`` (one estimate per option, or replicates x options) with the members
+    of each tie group (:func:`tie_groups` of ``identical``) set to their mean: options known equal,
+    whose estimates differ only by a fit's rounding."""
+    out = np.array(values, float)
+    group = tie_groups(np.asarray(identical, bool) | np.eye(out.shape[-1], dtype=bool))
+    for g in set(group):
+        members = [i for i in range(len(group)) if group[i] == g]
+        if len(members) > 1:
+            out[..., members] = out[..., members].mean(axis=-1, keepdims=True)
+    return out
+
+
 def max_t_multiplier(diff: np.ndarray, replicate_diffs: np.ndarray, se: np.ndarray, level: float) -> float:
     """The max-t bootstrap multiplier (module docstring) of the pairs ``diff[p]`` (estimates),
     ``replicate_diffs[b, p]`` (their bootstrap replicates) and ``se[p]`` (bootstrap SEs); pairs of
@@ -315,16 +331,12 @@ def rank_bootstrap(names: list[str], estimates, replicates, *, metric: str, iden
     ``identical[i, j]``: options known equal (tied: their estimates and replicates are set to the
     group's mean, the pair's interval is [0, 0]); default none. ``what`` names the replicates in
     the method text."""
-    est = np.asarray(estimates, float).copy()
-    reps = np.asarray(replicates, float).reshape(-1, len(names)).copy()
-    k, b = len(names), reps.shape[0]
+    k = len(names)
     same = np.eye(k, dtype=bool) if identical is None else np.asarray(identical, bool) | np.eye(k, dtype=bool)
     group = tie_groups(same)
-    for g in set(group):
-        members = [i for i in range(k) if group[i] == g]
-        est[members] = est[members].mean()
-        if b:
-            reps[:, members] = reps[:, members].mean(axis=1, keepdims=True)
+    est = tie_mean(estimates, same)
+    reps = tie_mean(np.asarray(replicates, float).reshape(-1, k), same)
+    b = reps.shape[0]
     same = np.array([[group[i] == group[j] for j in range(k)] for i in range(k)])
     iu, ju = np.triu_indices(k, 1)
     pair_d = est[iu] - est[ju]

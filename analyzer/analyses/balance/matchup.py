@@ -38,7 +38,7 @@ from analyzer.analyses.balance.common import batch_ci, bootstrap_counts, bradley
 from analyzer.core.balance_spec import ContenderSpec, MatchupSpec, contenders, default_mode, matchup_spec
 from analyzer.core.errors import ScenarioError
 from analyzer.core.gamedata import DataError, unwrap
-from analyzer.core.ranking import Ranking, rank_bootstrap
+from analyzer.core.ranking import Ranking, rank_bootstrap, tie_mean
 from analyzer.run.batches import batch_ranges
 from analyzer.run.runner import MIN_PAIRED_BATCHES, paired_chunk_size, prepare_point, stream_key
 from kernels.record import chunk_sizes
@@ -492,7 +492,7 @@ def fit_ratings(wins_b: np.ndarray, games_b: np.ndarray, names: list[str], refer
     games = float(games_b.sum())
     prior = not ford_connected(wins)
     theta, cov = _fit(wins, games * off, prior)
-    theta = _tie_mean(theta, identical)
+    theta = tie_mean(theta, identical)
     rel = theta - theta[reference]
     # SE of theta_i - theta_ref from the constrained Fisher covariance
     var = np.diag(cov) + cov[reference, reference] - 2 * cov[:, reference]
@@ -504,7 +504,7 @@ def fit_ratings(wins_b: np.ndarray, games_b: np.ndarray, names: list[str], refer
             interrupt.check()          # 10^4 resamples of a large field take a while
         w = np.tensordot(wins_b, counts[r], axes=([2], [0])) * off
         t, _ = _fit(w, float(counts[r] @ games_b) * off, prior)
-        t = _tie_mean(t, identical)
+        t = tie_mean(t, identical)
         boot[r] = t - t[reference]
     if resamples:
         lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
@@ -514,16 +514,6 @@ def fit_ratings(wins_b: np.ndarray, games_b: np.ndarray, names: list[str], refer
     ranking = rank_bootstrap(list(names), rel, boot, metric="rating", identical=identical,
                              what="bootstrap resamples of the paired batches", batches=wins_b.shape[2])
     return Ratings(list(names), names[reference], rel, lo, hi, se_b, se_f, resamples, prior, ranking)
-
-
-def _tie_mean(theta: np.ndarray, identical: np.ndarray) -> np.ndarray:
-    """``theta`` with each tie group's members set to their mean (equal but for rounding)."""
-    out = theta.copy()
-    for i in range(len(out)):
-        members = np.nonzero(identical[i])[0]
-        if members[0] == i and len(members) > 1:
-            out[members] = theta[members].mean()
-    return out
 
 
 # ----------------------------------------------------------------------------- costs
