@@ -24,8 +24,6 @@ import math
 import re
 import shutil
 import tempfile
-import types
-import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -36,6 +34,7 @@ import yaml
 from analyzer.core import scenario as scenario_mod
 from analyzer.core.errors import ScenarioError
 from analyzer.core.gamedata import DataError, is_under, is_wrapper, read_yaml
+from analyzer.core.params import allowed_choices
 from analyzer.run.runner import prepare_point
 from analyzer.core.stats import NO_DETECTABLE_EFFECT
 
@@ -292,22 +291,6 @@ def group_variants(group, placeholders) -> list[Variant]:
 
 # -- policies ------------------------------------------------------------------------------------
 
-def _choices(annotation) -> tuple:
-    """The allowed values of a choice field: its Literal values (through Optional / Union), or
-    False / True for a bool."""
-    if annotation is bool:
-        return (False, True)
-    origin = typing.get_origin(annotation)
-    if origin is typing.Literal:
-        return typing.get_args(annotation)
-    if origin in (typing.Union, types.UnionType):
-        out = ()
-        for arg in typing.get_args(annotation):
-            out += tuple(c for c in _choices(arg) if c not in out)
-        return out
-    return ()
-
-
 def policy_choices(params, path: str = "", in_policy: bool = False):
     """(dotted parameter path, value in the point, other allowed value) of every choice of the point's
     policies: a field with allowed values (Literal, bool) at or below a parameter whose name contains
@@ -328,7 +311,7 @@ def policy_choices(params, path: str = "", in_policy: bool = False):
             yield from policy_choices(value, where, policy)
         if not policy or value is None:
             continue
-        choices = [c for c in _choices(info.annotation) if c is not None]
+        choices = [c for c in allowed_choices(info.annotation) if c is not None]
         if isinstance(value, BaseModel):
             current = value.model_dump(exclude_defaults=True)
         elif any(type(c) is type(value) and c == value for c in choices):

@@ -4,6 +4,8 @@ setting one, turning a pydantic error into ``file: field: got ...; allowed ...``
 YAML booleans read as numbers."""
 from __future__ import annotations
 
+import types
+import typing
 from typing import Any
 
 from pydantic import BaseModel
@@ -105,3 +107,19 @@ def refuse_coercion(file: str, raw: Any, validated: Any, path: str, where: str =
     elif isinstance(raw, list) and isinstance(validated, (list, tuple)) and len(raw) == len(validated):
         for i, (r, v) in enumerate(zip(raw, validated)):
             refuse_coercion(file, r, v, f"{path}[{i}]", where)
+
+
+def allowed_choices(annotation) -> tuple:
+    """The allowed values of a choice field: its Literal values (through Optional / Union, each
+    once, in order), or False / True for a bool; () for any other field."""
+    if annotation is bool:
+        return (False, True)
+    origin = typing.get_origin(annotation)
+    if origin is typing.Literal:
+        return typing.get_args(annotation)
+    if origin in (typing.Union, types.UnionType):
+        out = ()
+        for arg in typing.get_args(annotation):
+            out += tuple(c for c in allowed_choices(arg) if c not in out)
+        return out
+    return ()

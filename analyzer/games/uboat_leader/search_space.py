@@ -151,19 +151,14 @@ def policy_variants(file: str, shared, texts: list[str]) -> list[tuple[str, obje
     air_search_choice; SO plans are ``--so``), applied over the shared policy and validated by it;
     the label (``patrol-spread+attack-no_naval``) names the option. Refused, naming the field and
     the allowed values, when a field or a value is not one of the policy's."""
-    import typing
+    from analyzer.core.params import allowed_choices
 
     cls = type(shared)
     choices: dict[str, list[str]] = {}
     for name, f in cls.model_fields.items():
-        if name == "so":
-            continue
-        words = [a for arg in typing.get_args(f.annotation) or (f.annotation,)
-                 for a in (typing.get_args(arg) if typing.get_origin(arg) is typing.Literal else ())]
-        if typing.get_origin(f.annotation) is typing.Literal:
-            words = list(typing.get_args(f.annotation))
-        if words:
-            choices[name] = [str(w) for w in words]
+        words = [c for c in allowed_choices(f.annotation) if isinstance(c, str)]
+        if name != "so" and words:
+            choices[name] = words
     out, seen = [], set()
     for text in texts:
         update, parts = {}, []
