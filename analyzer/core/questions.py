@@ -282,6 +282,15 @@ class Question:
     def prepare(self, params: BaseModel, ctx: Context) -> Prepared:
         raise NotImplementedError
 
+    def option_params(self, params: BaseModel, options: list[str]) -> BaseModel | None:
+        """The point's parameters restricted to the ranked ``options`` (names as the point's
+        :class:`~analyzer.core.ranking.Ranking` gives them, in the question's order), so that a run
+        of the returned parameters plays exactly those options and reports each under the same
+        metric names: what a search space races and what the fresh-stream re-estimation of a
+        ranking's winner plays (docs/balance.md "Rankings", "Search"). None: the question cannot
+        play a subset of its options (the default)."""
+        return None
+
     def rank_points(self, results: list) -> None:
         """Rankings whose options are the sweep's points (the units of a ``points_efficiency``
         sweep), once every point is summarised (:func:`analyzer.api.run`, :func:`analyzer.api.exact`):
