@@ -168,3 +168,19 @@ def roll_die(state, sides):
 def uniform01(state):
     """A double in [0, 1) with 53 random bits."""
     return np.float64(next_u64(state) >> np.uint64(11)) * _INV53
+
+
+@jit
+def seed_from_word(state, word):
+    """Fill ``state`` (uint64[STATE_WORDS]) with a stream derived from one 64-bit ``word``
+    (SplitMix64, as :func:`seed_stream`; the buffered-lanes words 4 and 5 reset): a trial-local
+    stream. Seeding several states from the same word gives them the same numbers (common random
+    numbers for the options of one trial); a word drawn per trial from the chunk's stream gives
+    every trial its own."""
+    x = word
+    for i in range(4):
+        x, state[i] = splitmix64(x)
+    if state[0] == _U0 and state[1] == _U0 and state[2] == _U0 and state[3] == _U0:
+        state[0] = _GOLDEN
+    state[4] = _U0
+    state[5] = _U0

@@ -35,11 +35,13 @@ def prepare(question: str, params: dict, rules: dict | None = None, scenario_dir
 
 
 def simulate(prepared, trials: int, seed: int = SEED, key: int = 7) -> MetricAccumulator:
-    acc = MetricAccumulator(len(prepared.metrics), prepared.n_bins)
+    """The kernel's sums over ``trials``, counters included (a ranking's pair sums are counters)."""
+    acc = MetricAccumulator(len(prepared.metrics), prepared.n_bins, len(prepared.counters))
     n_chunks = -(-trials // CHUNK_TRIALS)
     for lo in range(0, n_chunks, BATCH_CHUNKS):
-        hist, moments, _ = prepared.run_kernel(seed, key, lo, min(lo + BATCH_CHUNKS, n_chunks), CHUNK_TRIALS, trials)
-        acc.add_chunks(hist, moments)
+        hist, moments, counters = prepared.run_kernel(seed, key, lo, min(lo + BATCH_CHUNKS, n_chunks), CHUNK_TRIALS,
+                                                      trials)
+        acc.add_chunks(hist, moments, counters)
     return acc
 
 

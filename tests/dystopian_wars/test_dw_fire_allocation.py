@@ -169,3 +169,75 @@ def test_flyers_in_rb1_say_ack_ack_is_not_modelled():
     assert any("Ack Ack is NOT modelled" in n for n in prepared.notes)
     prepared, _ = prepare("fire_allocation", SMALL)
     assert not any("Ack Ack" in n for n in prepared.notes)
+
+
+def test_identical_allocations_are_tied_in_a_monte_carlo_run():
+    """Issue 30: every allocation of a trial plays from the same trial-local stream (common random
+    numbers), so allocations equal in every trial are tied in a Monte-Carlo run, as in an exact one:
+    on the turrets example the allocations that fire the same dice at identical frigates (the same
+    attacks on either of two identical targets, dice consumed in the same order) share the exact
+    run's tie groups; an allocation listed twice is tied with itself. Independent dice per
+    allocation (the old kernel) tied none."""
+    from analyzer.run.runner import exact_point, summarize
+    prepared, _ = prepare("fire_allocation", TURRETS["params"])
+    mc = summarize(None, prepared, simulate(prepared, 4096)).rankings[0]
+    ex = exact_point(None, prepared).rankings[0]
+
+    def groups(r):
+        out = {}
+        for o in r.options:
+            out.setdefault(o.tie_group, []).append(o.name)
+        return sorted(sorted(g) for g in out.values())
+    assert groups(mc) == groups(ex)
+    assert sorted(len(g) for g in groups(mc) if len(g) > 1) == [4, 4, 12]
+    assert mc.method.startswith("differences to the best paired on common random numbers")
+    for o in mc.options:
+        tied_best = o.tie_group == mc.option(mc.best).tie_group
+        assert (o.diff_low == o.diff_high == 0.0) == tied_best, o
+    twice = {**SMALL, "allocations": [{"name": "x", "attacks": [{"target": 0, "weapons": [0]}, {"target": 1, "weapons": [1]}]},
+                                      {"attacks": [{"target": 1, "weapons": [0, 1, 2]}]},
+                                      {"name": "x again", "attacks": [{"target": 0, "weapons": [0]},
+                                                                      {"target": 1, "weapons": [1]}]}]}
+    prepared, _ = prepare("fire_allocation", twice)
+    r = summarize(None, prepared, simulate(prepared, 4096)).rankings[0]
+    assert r.option("A00").tie_group == r.option("A02").tie_group != r.option("A01").tie_group
+    assert r.option("A00").rank == r.option("A02").rank
+
+
+def test_above_the_pair_cap_the_ranking_uses_the_bound(monkeypatch):
+    """More than MAX_PAIRED_ALLOCATIONS: no pair sums (the kernel returns only the pool counters) and
+    every difference's SE is the bound SE_i + SE_j (valid for any correlation; the allocations share
+    their dice, so the independent formula would not be), no ties; at or below the cap the paired
+    SE, which is smaller here (positively correlated allocations)."""
+    from analyzer.games.counters import POOL_COUNTERS
+    from analyzer.games.dystopian_wars import fire_allocation as fa
+    from analyzer.run.runner import summarize
+    paired, _ = prepare("fire_allocation", SMALL)
+    n_alloc = len(paired.metrics) // len(fa.OBJECTIVES)
+    assert len(paired.counters) == len(POOL_COUNTERS) + n_alloc * (n_alloc - 1) // 2
+    monkeypatch.setattr(fa, "MAX_PAIRED_ALLOCATIONS", n_alloc - 1)
+    bounded, _ = prepare("fire_allocation", SMALL)
+    assert bounded.counters == POOL_COUNTERS and bounded.paired_groups == ()
+    acc_p, acc_b = simulate(paired, 4096), simulate(bounded, 4096)
+    assert [acc_p.exact_moment(m, 0) for m in range(len(paired.metrics))] == \
+        [acc_b.exact_moment(m, 0) for m in range(len(bounded.metrics))]     # the pair sums draw nothing
+    rp, rb = summarize(None, paired, acc_p).rankings[0], summarize(None, bounded, acc_b).rankings[0]
+    assert "bounded: SE_i + SE_j" in rb.method and "paired on common random numbers" in rp.method
+    assert len({o.tie_group for o in rb.options}) == n_alloc
+    for o in rb.options:
+        if o.name != rb.best:
+            assert o.diff_high - o.diff_low > rp.option(o.name).diff_high - rp.option(o.name).diff_low
+
+
+def test_a_run_plays_at_most_max_run_allocations_and_only_names_known_ids(monkeypatch):
+    from analyzer.games.dystopian_wars import fire_allocation as fa
+    from analyzer.games.dystopian_wars.rules import RuleError
+    with pytest.raises(RuleError, match=r"params.only: got A99; allowed: the allocations' ids A00..A15"):
+        prepare("fire_allocation", {**SMALL, "only": ["A03", "A99"]})
+    with pytest.raises(Exception, match="less than or equal to 1024"):
+        prepare("fire_allocation", {**SMALL, "max_allocations": 1025})
+    monkeypatch.setattr(fa, "MAX_RUN_ALLOCATIONS", 10)
+    with pytest.raises(RuleError, match="16 allocations to play; a run plays at most 10"):
+        prepare("fire_allocation", SMALL)
+    prepared, _ = prepare("fire_allocation", {**SMALL, "only": ["A15", "A03"]})
+    assert [m.name for m in prepared.metrics[:2]] == ["hp_damage.A03", "hp_damage.A15"]   # the list's order

@@ -2,18 +2,29 @@
 separate, mixed and split allocations of its fire (spec ``docs/models/dystopian_wars.md`` §2,
 rules §11 linked fire and split fire).
 
-Every allocation is rolled in every trial (independent dice), so one run ranks them all;
-the ranking by the objective (:mod:`analyzer.core.ranking`: difference to the best with 95%
-simultaneous CIs, the best set, equal exact allocations tied) is written to the notes and
-``PointResult.rankings`` and drawn as a ranked bar chart.
+Every allocation is rolled in every trial on common random numbers: the trial draws one word
+from its chunk's stream and every allocation plays from a trial-local stream seeded by it
+(:mod:`kernels.dystopian_wars.fire_allocation`), so one run ranks them all on paired differences.
+The kernel records the pair sums of the objective's values (:data:`MAX_PAIRED_ALLOCATIONS`
+allocations at most; above that the bound SE_i + SE_j, valid for any correlation), and the ranking
+by the objective (:mod:`analyzer.core.ranking`: difference to the best with 95% simultaneous CIs,
+the best set, ties) is written to the notes and ``PointResult.rankings`` and drawn as a ranked bar
+chart. Allocations equal in every trial (identical ones, or the same attacks on identical targets
+whose dice are consumed in the same order) are tied in a Monte-Carlo run as in an exact one.
+
+``only`` plays a subset of the allocations under their own ids (:meth:`FireAllocation.option_params`:
+an allocation's values do not depend on which others are played), and ``analyzer search`` races
+them (:mod:`analyzer.games.dystopian_wars.search_space`), up to :data:`MAX_SEARCH_ALLOCATIONS`
+where a run plays at most :data:`MAX_RUN_ALLOCATIONS`.
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from typing import Literal
 
 import numpy as np
-from pydantic import Field, model_validator
+from pydantic import Field, PrivateAttr, model_validator
 
 from analyzer.games.dystopian_wars.common import (MAX_DICE, bernoulli_metric, stacked_tables,
                                                    table, truncation_note)
@@ -22,8 +33,8 @@ from analyzer.games.dystopian_wars.rules import (CRITICAL_DAMAGE, SMALL_HP_CODE,
                                                   degrade, hit_faces, hits_distribution, illegal_reason,
                                                   linked_ad, options, to_hit_number)
 from analyzer.games.counters import POOL_COUNTERS
-from analyzer.core.questions import Context, ExactAnswer, ExactMetric, Metric, Prepared, Question, register
-from analyzer.core.ranking import PairedDifferences, Ranking, rank
+from analyzer.core.questions import Context, Counter, ExactAnswer, ExactMetric, Metric, Prepared, Question, register
+from analyzer.core.ranking import PairedDifferences, PairedGroup, Ranking, rank
 from kernels.dystopian_wars import fire_allocation as k
 
 #: ranking objectives, in the kernel's metric-group order (kernels.dystopian_wars.fire_allocation)
@@ -38,6 +49,17 @@ OBJECTIVE_KIND = {"hp_damage": "count", "kills": "count", "p_kill_all": "probabi
 #: objectives the HP a critical deals (a placeholder) cannot change: whether DR or CR is reached
 CRIT_FREE = ("p_damage", "p_critical", "criticals")
 assert len(OBJECTIVES) == k.N_GROUPS
+#: up to this many allocations played the kernel records every pair's sum of the objective's
+#: ``x_i * x_j`` (K(K-1)/2 counters: 7,140 at 120; as ``depth_charge_pattern``); more are ranked on the
+#: bound SE_i + SE_j of a difference's SE (the allocations share their dice: the correlation of two
+#: is not 0, and may be negative, so the independent formula would not do)
+MAX_PAIRED_ALLOCATIONS = 120
+#: a run plays at most this many allocations (every allocation is six metrics of every trial, and a
+#: run keeps a 64-chunk batch of their histograms)
+MAX_RUN_ALLOCATIONS = 512
+#: ``analyzer search`` races up to this many (``max_allocations`` may be raised to it): it plays one
+#: chunk per thread per kernel call, and its first round records every pair's sum of all of them
+MAX_SEARCH_ALLOCATIONS = 1024
 
 
 class FAAttacker(Strict):
@@ -97,16 +119,26 @@ class FireAllocationParams(Strict):
     targets: list[FATarget] = Field(..., min_length=1)
     to_hit_modifier: int = Field(0, ge=0, le=2, description="roll modifier per die (not in the source)")
     allocations: Literal["auto"] | list[Allocation] = Field("auto", description="auto or explicit allocations")
-    max_allocations: int = Field(64, ge=1, le=512, description="more allocations is an error (name them explicitly)")
+    max_allocations: int = Field(64, ge=1, le=MAX_SEARCH_ALLOCATIONS, description=(
+        f"more allocations is an error (name them explicitly); a run plays at most {MAX_RUN_ALLOCATIONS}, "
+        f"analyzer search races up to {MAX_SEARCH_ALLOCATIONS}"))
+    only: list[str] | None = Field(None, min_length=1, description=(
+        "play only these allocation ids (A00, A01, ... of the auto or explicit list), under their own "
+        "ids, in the list's order; null: all"))
     objective: Literal["hp_damage", "kills", "p_kill_all", "p_damage", "p_critical", "criticals"] = Field(
         "hp_damage", description="ranking metric; p_damage, p_critical and criticals do not depend on the "
                                  "placeholder HP a critical deals")
     critical_hp: int | None = Field(None, ge=0, le=100, description="HP per critical roll (null: data)")
+    #: set by ``analyzer search``'s option space only (not a file key): record every pair's sums
+    #: whatever the count, and play up to MAX_SEARCH_ALLOCATIONS (one chunk per thread per call)
+    _race: bool = PrivateAttr(False)
 
     @model_validator(mode="after")
     def _defense(self):
         if self.weapon not in ("rocket", "torpedo") and any(t.defense_dice for t in self.targets):
             raise ValueError(f"targets[].defense_dice cancel only rocket or torpedo hits (§11); weapon is {self.weapon}")
+        if self.only is not None and len(set(self.only)) != len(self.only):
+            raise ValueError(f"only: got {self.only}; give each allocation id once")
         return self
 
 
@@ -274,6 +306,13 @@ def compile_fire_allocation(p: FireAllocationParams, gd: GameData, rules: dict) 
         given = p.allocations[a_i].name if p.allocations != "auto" else None
         out.append({"id": f"A{a_i:02d}", "name": given or allocation_name(attacks),
                     "family": allocation_family(attacks), "attacks": attacks})
+    if p.only is not None:
+        ids = [a["id"] for a in out]
+        unknown = [i for i in p.only if i not in ids]
+        if unknown:
+            raise RuleError(f"params.only: got {', '.join(unknown)}; allowed: the allocations' ids "
+                            f"{ids[0]}..{ids[-1]}")
+        out = [a for a in out if a["id"] in set(p.only)]
     return {"ads": ads, "targets": targets, "allocations": out}
 
 
@@ -329,16 +368,30 @@ def fire_allocation_exact(c: dict, mod: int, modified_six: str, small_rule: str,
     return out, mass
 
 
-def allocation_ranking(allocs: list[dict], objective: str, summaries: dict, exact: bool, trials: int) -> Ranking:
-    """The allocations ranked by the objective (:mod:`analyzer.core.ranking`). Every allocation
-    rolls its own dice (independent streams), so a difference's variance is the sum of the two
-    SE^2; an exact run gives exact differences and ties (equal exact means)."""
+#: how the pairs are formed, for the ranking's method text
+PAIRED_HOW = ("paired on common random numbers (every allocation of a trial plays from the same trial-local "
+              "stream; pair sums recorded)")
+BOUNDED_HOW = (f"bounded: SE_i + SE_j, valid for any correlation (more than {MAX_PAIRED_ALLOCATIONS} allocations: "
+               f"pair sums not recorded)")
+
+
+def allocation_ranking(allocs: list[dict], objective: str, summaries: dict, exact: bool,
+                       pairs: PairedDifferences | None, trials: int) -> Ranking:
+    """The allocations ranked by the objective (:mod:`analyzer.core.ranking`). The allocations of a
+    trial share its random numbers, so a difference's variance comes from the kernel's pair sums
+    (``pairs``: :meth:`PairedDifferences.from_sums`, allocations equal in every trial tied); above
+    :data:`MAX_PAIRED_ALLOCATIONS` (``pairs`` None) from the bound SE_i + SE_j. An exact run gives
+    exact differences and ties (equal exact means)."""
     ids = [a["id"] for a in allocs]
     s = [summaries[f"{objective}.{i}"] for i in ids]
     means = [x.mean for x in s]
-    pairs = PairedDifferences.exact(means) if exact else PairedDifferences.independent(trials, means,
-                                                                                        [x.se for x in s])
-    return rank(ids, means, pairs, metric=objective)
+    if exact:
+        diffs = PairedDifferences.exact(means)
+    elif pairs is not None:
+        diffs = dataclasses.replace(pairs, how=PAIRED_HOW)
+    else:
+        diffs = PairedDifferences.bounded(trials, means, [x.se for x in s], BOUNDED_HOW)
+    return rank(ids, means, diffs, metric=objective)
 
 
 def ranking_lines(allocs: list[dict], ranking: Ranking, summaries: dict, exact: bool) -> list[str]:
@@ -372,11 +425,21 @@ class FireAllocation(Question):
     primary_metric = "hp_damage.A00"
     supports_exact = True
 
+    def option_params(self, params: FireAllocationParams, options: list[str]) -> FireAllocationParams:
+        """The point's parameters playing only the allocations ``options`` (their ids, ``A03``), under
+        their own ids (``only``): an allocation's values in a trial depend only on its attacks and the
+        trial's random word, so a run of them gives each exactly the values the full run gives it."""
+        return params.model_copy(update={"only": list(options)})
+
     def prepare(self, p: FireAllocationParams, ctx: Context) -> Prepared:
         rules = ctx.rules
         gd = GameData(ctx, profiles=any(w.profile for w in p.weapons) or any(t.profile for t in p.targets))
         c = compile_fire_allocation(p, gd, rules)
         targets, allocs = c["targets"], c["allocations"]
+        if len(allocs) > MAX_RUN_ALLOCATIONS and not p._race:
+            raise RuleError(f"params.max_allocations: {len(allocs)} allocations to play; a run plays at most "
+                            f"{MAX_RUN_ALLOCATIONS} (analyzer search races up to {MAX_SEARCH_ALLOCATIONS}); "
+                            f"narrow them with only, or search them")
         if any(t["hp"] > 2 or rules["small_hp_critical"] == "off" for t in targets):
             crit = gd.critical(p.critical_hp)
         else:
@@ -415,11 +478,22 @@ class FireAllocation(Question):
             notes.append("Ack Ack is NOT modelled here: the targets' AA would be resolved before these flyers attack "
                          "(source: 'l'AA viene risolto prima dell'attacco dei volanti') and lower their AD; these "
                          "flyers roll their full AD (the attack and duel questions model it)")
+        paired = n_alloc <= MAX_PAIRED_ALLOCATIONS or p._race
         args = (alloc_start, attack_ad, attack_target, hit_value, hit_explodes, hit_n, arr("defense"), *cancel_tab,
-                arr("dr"), arr("cr"), arr("hp"), arr("hp_lost"), small, crit_values, crit_cum, slot)
+                arr("dr"), arr("cr"), arr("hp"), arr("hp_lost"), small, crit_values, crit_cum, slot, np.int64(paired))
+        assert len(args) == k.ARG_PAIRED + 1
+        ranked = tuple(m.name for m in metrics[:n_alloc])       # the objective's, in allocation order
+        if not paired:
+            pair_counters = ()
+        elif p._race:           # read by position (the search space); K(K-1)/2 names: 2.6 s, 89 MB at 1024
+            pair_counters = (Counter(f"{p.objective}_pair"),) * (n_alloc * (n_alloc - 1) // 2)
+        else:
+            pair_counters = tuple(Counter(f"{p.objective}_pair.{allocs[i]['id']}.{allocs[j]['id']}")
+                                  for i in range(n_alloc) for j in range(i + 1, n_alloc))
+        counters = POOL_COUNTERS + pair_counters
 
         def ranking(summaries: dict, exact: bool, pairs: dict, trials: int) -> list[Ranking]:
-            return [allocation_ranking(allocs, p.objective, summaries, exact, trials)]
+            return [allocation_ranking(allocs, p.objective, summaries, exact, pairs.get(ranked[0]), trials)]
 
         def ranking_notes(summaries: dict, exact: bool, rankings: list[Ranking]) -> list[str]:
             return ranking_lines(allocs, rankings[0], summaries, exact)
@@ -430,9 +504,10 @@ class FireAllocation(Question):
             return ExactAnswer({f"{g}.{i}": per[i][g] for i in per for g in OBJECTIVES},
                                (truncation_note(mass),) if mass > 0 else ())
 
-        return Prepared(metrics, n_bins, kernel=k.fire_allocation_kernel, args=args, counters=POOL_COUNTERS,
+        return Prepared(metrics, n_bins, kernel=k.fire_allocation_kernel, args=args, counters=counters,
                         exact=exact_answer, notes=tuple(notes), derived_notes=ranking_notes,
                         derived_ranking=ranking,
+                        paired_groups=(PairedGroup(ranked, len(POOL_COUNTERS)),) if paired else (),
                         entity_columns={al["id"]: {"allocation": al["name"], "family": al["family"]} for al in allocs})
 
     def plots(self, meta, points, dists):

@@ -765,7 +765,7 @@ def exact_attack(params, rules=None, data=None, H=None):
 # --------------------------------------------------------------------------- fire_allocation
 
 FA_KEYS = {"weapon", "range_band", "attacker", "weapons", "targets", "to_hit_modifier",
-           "allocations", "max_allocations", "critical_hp", "objective"}
+           "allocations", "max_allocations", "critical_hp", "objective", "only"}
 FA_WEAPON_KEYS = {"model", "ad", "hp_lost", "profile", "name"}
 
 
@@ -937,9 +937,16 @@ def allocations(params, rules=None, data=None):
     cap = int(unwrap(params).get("max_allocations", MAX_ALLOCATIONS_DEFAULT))
     if len(allocs) > cap:
         raise ValueError(f"{len(allocs)} allocations > max_allocations={cap}; list them explicitly")
-    return [{"id": "A%02d" % k, "name": name or ", ".join(attack_label(at) for at in attacks),
-             "family": allocation_family(attacks), "attacks": attacks}
-            for k, (name, attacks) in enumerate(zip(names, allocs))]
+    out = [{"id": "A%02d" % k, "name": name or ", ".join(attack_label(at) for at in attacks),
+            "family": allocation_family(attacks), "attacks": attacks}
+           for k, (name, attacks) in enumerate(zip(names, allocs))]
+    only = unwrap(params).get("only")
+    if only is not None:            # a subset, under the full list's ids, in its order
+        ids = [a["id"] for a in out]
+        if any(i not in ids for i in only):
+            raise ValueError(f"only: {only} names an id not in {ids[0]}..{ids[-1]}")
+        out = [a for a in out if a["id"] in set(only)]
+    return out
 
 
 #: per allocation: effective HP damage, kills, all killed; and three that do not depend on what
