@@ -64,8 +64,14 @@ def check_plots(scenario: Scenario, prepared: Prepared) -> None:
 
 def run(scenario: Scenario, *, progress: ProgressFactory | None = None,
         checkpoint: "RunCheckpoint | None" = None, prepared: list[Prepared] | None = None,
-        backend=None, notify=None) -> list[PointResult]:
+        backend=None, notify=None, reestimate: bool = True,
+        reestimate_trials: int | None = None) -> list[PointResult]:
     """Monte-Carlo every sweep point (all points are compiled first: errors come early).
+
+    Then, with ``reestimate`` (the default), the best option of every ranking is played again on
+    fresh streams for ``reestimate_trials`` (default: its point's trials), and its selection bias
+    estimated (:mod:`analyzer.run.reestimate`: ``Ranking.reestimate`` and a note; its trials are not
+    counted in ``PointResult.trials``). It is not checkpointed: a resumed run plays it again.
 
     With a ``checkpoint`` (:class:`analyzer.outputs.checkpoint.RunCheckpoint`) each point's sums are
     saved as it runs and when it is done, and points it already holds are continued (or,
@@ -75,6 +81,9 @@ def run(scenario: Scenario, *, progress: ProgressFactory | None = None,
     results do not depend on it. In this process the kernels are loaded (or compiled) first,
     outside the timing (:func:`analyzer.run.runner.warm_up`; ``notify(text)`` hears about a cold
     start)."""
+    if reestimate:
+        from analyzer.run.reestimate import check_trials
+        check_trials(reestimate_trials)
     if prepared is None:
         prepared = [prepare_point(scenario, p) for p in scenario.points]
     check_plots(scenario, prepared[0])
@@ -107,17 +116,23 @@ def run(scenario: Scenario, *, progress: ProgressFactory | None = None,
             checkpoint.save_point(point.index, acc, -1, seconds, done=True)
         results.append(summarize(point, prep, acc, seconds))
     scenario.question.rank_points(results)       # rankings across the points, if the question has them
+    if reestimate:
+        from analyzer.run.reestimate import reestimate as reestimate_best
+        reestimate_best(scenario, results, prepared, trials=reestimate_trials, backend=backend, progress=progress)
     return results
 
 
 def run_to_folder(scenario: Scenario, out_root: Path | None, *, threads: int,
                   formats: tuple[str, ...] = ("png",), progress: ProgressFactory | None = None,
-                  resume: Path | None = None, backend=None, notify=None) -> tuple[Path, dict]:
+                  resume: Path | None = None, backend=None, notify=None, reestimate: bool = True,
+                  reestimate_trials: int | None = None) -> tuple[Path, dict]:
     """Monte-Carlo a scenario into a checkpointed run folder; returns (folder, summary).
 
     A new run creates ``<out_root>/<scenario>/<run-id>/`` at once, marked incomplete, and saves
     each point's progress there; ``resume`` continues such a folder instead (the scenario must
-    be the one :func:`analyzer.outputs.checkpoint.load_scenario` reloaded from it).
+    be the one :func:`analyzer.outputs.checkpoint.load_scenario` reloaded from it). ``reestimate``
+    / ``reestimate_trials`` (:func:`run`) are kept in the incomplete manifest: a resumed run uses
+    the ones it started with (these arguments are ignored then).
 
     What was computed is kept whenever it can be resumed:
 
@@ -139,17 +154,20 @@ def run_to_folder(scenario: Scenario, out_root: Path | None, *, threads: int,
     """
     from analyzer.core import interrupt
     from analyzer.outputs.checkpoint import RunCheckpoint, RunKept, resume_command
+    from analyzer.run.reestimate import check_trials
+    check_trials(reestimate_trials)
     prepared = [prepare_point(scenario, p) for p in scenario.points]
     if resume is None:
-        ckpt = RunCheckpoint.start(scenario, Path(out_root), prepared)
+        ckpt = RunCheckpoint.start(scenario, Path(out_root), prepared,
+                                   reestimate={"enabled": bool(reestimate), "trials": reestimate_trials})
     else:
         ckpt = RunCheckpoint.open(Path(resume), scenario, prepared)
+    settings = ckpt.reestimate
     n = len(scenario.points)
     try:
         t0 = time.perf_counter()
         results = run(scenario, progress=progress, checkpoint=ckpt, prepared=prepared, backend=backend,
-                      notify=notify)
-        wall = time.perf_counter() - t0 + ckpt.restored_seconds     # this session plus earlier ones
+                      notify=notify, reestimate=False)
     except interrupt.RunInterrupted as e:
         ckpt.release()
         e.run_dir = ckpt.run_dir
@@ -164,10 +182,29 @@ def run_to_folder(scenario: Scenario, out_root: Path | None, *, threads: int,
     except BaseException:
         _drop(ckpt)
         raise
+    try:                          # every point is saved done: a stop or an error here loses no point
+        if settings["enabled"]:
+            from analyzer.run.reestimate import reestimate as reestimate_best
+            reestimate_best(scenario, results, prepared, trials=settings["trials"], backend=backend,
+                            progress=progress)
+        wall = time.perf_counter() - t0 + ckpt.restored_seconds     # this session plus earlier ones
+    except interrupt.RunInterrupted as e:
+        ckpt.release()
+        e.run_dir = ckpt.run_dir
+        raise
+    except Exception as e:
+        ckpt.release()
+        raise RunKept(ckpt.run_dir, f"could not re-estimate the rankings' best options on fresh streams "
+                      f"({_why(e)}); the {n} point{'s' * (n != 1)} are saved, no trial is lost: {_remedy(e)} and run "
+                      f"`{resume_command(ckpt.run_dir)}`") from e
+    except BaseException:
+        ckpt.release()
+        raise
     try:
         run_dir, summary = write_run(scenario, results, ckpt.run_dir.parent, mode="monte_carlo", threads=threads,
                                      wall_seconds=wall, formats=formats, into=ckpt.run_dir,
-                                     execution=backend.describe() if backend is not None else None)
+                                     execution=backend.describe() if backend is not None else None,
+                                     reestimate=settings)
     except interrupt.RunInterrupted as e:
         ckpt.release()
         e.run_dir = ckpt.run_dir
@@ -239,13 +276,15 @@ def exact(scenario: Scenario) -> list[PointResult]:
 
 def write_run(scenario: Scenario, results: list[PointResult], out_root: Path, *, mode: str,
               threads: int, wall_seconds: float, formats: tuple[str, ...] = ("png",),
-              into: Path | None = None, execution: dict | None = None) -> tuple[Path, dict]:
+              into: Path | None = None, execution: dict | None = None,
+              reestimate: dict | None = None) -> tuple[Path, dict]:
     """Write the run folder atomically; returns (folder, summary dict).
 
     The folder is built under a temporary name, then renamed to a new run folder, or, with
     ``into`` (an incomplete checkpointed run folder), its files moved in, the manifest last.
     ``execution``: where the chunks ran (``{"backend", "workers", ...}``; default this process),
-    recorded in summary.json and manifest.json only."""
+    recorded in summary.json and manifest.json only. ``reestimate``: the re-estimation's settings
+    (``{"enabled", "trials"}``) for manifest.json (:func:`analyzer.outputs.writer.manifest_dict`)."""
     from analyzer.run.backends import LOCAL
     execution = execution or LOCAL.describe()
     summary = outputs.summary_dict(scenario, results, mode, execution=execution)
@@ -259,7 +298,8 @@ def write_run(scenario: Scenario, results: list[PointResult], out_root: Path, *,
         outputs.write_parquet(answers_table(results), tmp / ANSWERS_TABLE)
         outputs.write_document(tmp, SUMMARY_JSON, summary)
         outputs.write_document(tmp, MANIFEST_JSON, outputs.manifest_dict(
-            scenario, results, threads=threads, wall_seconds=wall_seconds, mode=mode, execution=execution))
+            scenario, results, threads=threads, wall_seconds=wall_seconds, mode=mode, execution=execution,
+            reestimate=reestimate))
         metrics = results[0].metrics
         outputs.write_document(tmp, PLOTMETA_JSON, {
             "scenario": scenario.name, "game": scenario.spec.game, "question": scenario.spec.question,
@@ -302,10 +342,12 @@ def _sweep_rows(results: list[PointResult]) -> list[dict]:
 
 
 def _ranked_row(rk, o) -> dict:
-    """One option of a ranking as plotmeta.json holds it."""
+    """One option of a ranking as plotmeta.json holds it (the best, when it was re-estimated on
+    fresh streams, with ``reestimate``: :attr:`analyzer.core.ranking.Ranking.reestimate`)."""
+    fresh = {"reestimate": rk.reestimate} if rk.reestimate is not None and o.name == rk.best else {}
     return outputs._json_value({"metric": rk.metric, "name": o.name, "mean": o.mean, "diff": o.diff,
                                 "diff_low": o.diff_low, "diff_high": o.diff_high, "rank": o.rank,
-                                "tie_group": o.tie_group, "in_best_set": o.in_best_set})
+                                "tie_group": o.tie_group, "in_best_set": o.in_best_set, **fresh})
 
 
 @dataclass

@@ -54,7 +54,8 @@ import numpy as np
 
 from analyzer.core import interrupt
 from analyzer.core.errors import ScenarioError
-from analyzer.core.ranking import PairedDifferences, exact_se, pair_index, rank, t_quantile
+from analyzer.core.ranking import (REESTIMATE_LEVEL, PairedDifferences, exact_se, fresh_estimate, pair_index, rank,
+                                   t_quantile)
 
 #: the first round's trials (one loadout chunk) and the default trial cap
 DEFAULT_FIRST = 4096
@@ -63,8 +64,6 @@ DEFAULT_MAX_TRIALS = 262_144
 SO_SEP = "--"
 #: the stream name the re-estimation's stream key is derived from (:meth:`Space.fresh`)
 FRESH_STREAM = "search-reestimate"
-#: the confidence of the re-estimation's intervals (each option's own, not simultaneous)
-REESTIMATE_LEVEL = 0.95
 
 
 @dataclass
@@ -326,21 +325,10 @@ def reestimate(space: Space, s: Search, trials: int | None = None, *,
     if on_start is not None:
         on_start(len(indices), trials)
     b = fresh.evaluate(indices, 0, trials, on_trials)
-    t_fresh = t_quantile(1 - (1 - REESTIMATE_LEVEL) / 2, trials - 1)
-    t_diff = t_quantile(1 - (1 - REESTIMATE_LEVEL) / 2, min(trials, s.final_trials) - 1)
     at = {space.names[i]: a for a, i in enumerate(indices)}
-    options = []
-    for name in order:
-        a = at[name]
-        mean = b.sums[a] / (trials * space.scale)
-        se = exact_se(trials, b.sums[a], b.sumsq[a], space.scale)
-        r_mean, r_se = race[name]["mean"], race[name]["se"]
-        bias, bias_se = r_mean - mean, math.sqrt(r_se ** 2 + se ** 2)
-        options.append({"option": name, "fresh_mean": mean, "fresh_se": se, "fresh_low": mean - t_fresh * se,
-                        "fresh_high": mean + t_fresh * se, "race_mean": r_mean, "race_se": r_se,
-                        "race_minus_fresh": bias, "race_minus_fresh_se": bias_se,
-                        "race_minus_fresh_low": bias - t_diff * bias_se,
-                        "race_minus_fresh_high": bias + t_diff * bias_se})
+    options = [{"option": name, **fresh_estimate(race[name]["mean"], race[name]["se"], s.final_trials, trials,
+                                                 b.sums[at[name]], b.sumsq[at[name]], space.scale, REESTIMATE_LEVEL)}
+               for name in order]
     seconds = time.perf_counter() - t0
     s.reestimate = Reestimate(trials, FRESH_STREAM, options, len(indices) * trials, b.runs, seconds)
     s.wall_seconds += seconds

@@ -43,12 +43,23 @@ def run(
                                           "processes of the in-process cluster (default 2)."),
     write: bool = typer.Option(True, help="Write a run folder per scenario. --no-write: print the summary "
                                           "(or --json) only; nothing is written, so the run cannot be resumed."),
+    reestimate_trials: Optional[int] = typer.Option(None, "--reestimate-trials", min=2, help="Trials of the "
+                                                    "re-estimation: after the run the best option of every ranking "
+                                                    "plays again on fresh random streams (independent of the run's) "
+                                                    "for an estimate of its mean free of the selection bias, and "
+                                                    "run - fresh estimates that bias (default: its point's trials; "
+                                                    "costs about 1/K of a point of K options)."),
+    no_reestimate: bool = typer.Option(False, "--no-reestimate", help="Skip the re-estimation of the rankings' "
+                                       "best options on fresh streams."),
     rows: int = ROWS,
 ):
     """Monte-Carlo every sweep point of each scenario and write a run folder per scenario.
 
     The run folder exists from the start, marked incomplete in manifest.json, and keeps each
-    point's progress; after Ctrl-C, SIGTERM or a crash, 'analyzer run --resume RUN_DIR' continues it."""
+    point's progress; after Ctrl-C, SIGTERM or a crash, 'analyzer run --resume RUN_DIR' continues it.
+    Where a question ranks options, the best of each ranking is then played again on fresh random
+    streams (--reestimate-trials, --no-reestimate): its unbiased mean and the selection bias of the
+    run's are in the notes, answers.parquet and report.html."""
     used_threads = set_threads(threads)
     from analyzer.run.backends import make_backend
     try:
@@ -58,12 +69,14 @@ def run(
     if resume is not None:
         given = [name for name, v in (("a scenario", targets), ("--trials", trials), ("--precision", precision),
                                       ("--seed", seed), ("--force", force or None),
-                                      ("--out", out if out != Path("results") else None)) if v]
+                                      ("--out", out if out != Path("results") else None),
+                                      ("--reestimate-trials", reestimate_trials),
+                                      ("--no-reestimate", no_reestimate or None)) if v]
         if not write:
             given.append("--no-write")
         if given:
-            fail(f"--resume continues RUN_DIR with the scenario, seed and trials it started with, in place; "
-                 f"drop {', '.join(given)}")
+            fail(f"--resume continues RUN_DIR with the scenario, seed, trials and re-estimation it started with, "
+                 f"in place; drop {', '.join(given)}")
         from analyzer.outputs import checkpoint
         loaded = [checkpoint.load_scenario(resume)]
         preflight(loaded, resume, "--resume")
@@ -77,6 +90,7 @@ def run(
             for sc in loaded:
                 check_points(sc)
     progress, factory = progress_factory(not no_progress and not json_out)
+    fresh = {"reestimate": not no_reestimate, "reestimate_trials": reestimate_trials}
     summaries = []
     formats = ("png", "svg") if svg else ("png",)
     with interrupt.handling(), closing(backend):  # Ctrl-C / SIGTERM: stop between kernel calls, never mid-write
@@ -86,14 +100,14 @@ def run(
         notify = _say if progress else None
         for sc in loaded:
             if not write:
-                summary = _run_unwritten(sc, shown, factory, backend, notify)
+                summary = _run_unwritten(sc, shown, factory, backend, notify, fresh)
                 summaries.append(summary)
                 if not json_out:
                     print_summary(summary, None, rows)
                 continue
             with reported(lambda e: _stopped(e, sc.name, summaries)), shown:
                 run_dir, summary = api.run_to_folder(sc, out, threads=used_threads, formats=formats, progress=factory,
-                                                     resume=resume, backend=backend, notify=notify)
+                                                     resume=resume, backend=backend, notify=notify, **fresh)
             summary["run_dir"] = str(run_dir)
             summaries.append(summary)
             if not json_out:
@@ -123,11 +137,11 @@ def _say(text: str) -> None:
     err.print(f"  {text}", highlight=False, markup=False)
 
 
-def _run_unwritten(sc, shown, factory, backend, notify) -> dict:
+def _run_unwritten(sc, shown, factory, backend, notify, fresh: dict) -> dict:
     """``run --no-write``: the scenario's summary (as summary.json would hold it), nothing written."""
     from analyzer.outputs import writer as outputs
     with reported(f"{sc.name} stopped; nothing was written"), shown:
-        results = api.run(sc, progress=factory, backend=backend, notify=notify)
+        results = api.run(sc, progress=factory, backend=backend, notify=notify, **fresh)
     return outputs.summary_dict(sc, results, "monte_carlo")
 
 

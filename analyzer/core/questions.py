@@ -55,6 +55,17 @@ class Metric:
         return self.kind == "probability"
 
 
+def quantity_and_entity(metric: Metric) -> tuple[str, str | None]:
+    """What ``metric`` measures and of which entity: its declared ``quantity`` / ``entity``, else
+    ``vp.fleet_a`` -> ``("vp", "fleet_a")`` and ``p_hit`` -> ``("p_hit", None)``. A ranking's option
+    is the metric of quantity ``Ranking.metric`` and entity the option, or the metric named as the
+    option (``answers.parquet``'s rank columns, :func:`analyzer.core.ranking.option_metric`)."""
+    if metric.quantity is not None or metric.entity is not None:
+        return metric.quantity or metric.name, metric.entity
+    quantity, dot, entity = metric.name.partition(".")
+    return (quantity, entity) if dot else (metric.name, None)
+
+
 @dataclass(frozen=True)
 class RuleOption:
     """A named reading of an ambiguous rule; ``values[0]``-style docs live in ``doc``."""

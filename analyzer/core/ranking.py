@@ -51,7 +51,7 @@ replicates, equal up to the fit's rounding, are given their mean, and their inte
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -175,7 +175,13 @@ class Ranking:
 
     ``own``: set when the options are sweep points (:meth:`analyzer.core.questions.Question.rank_points`,
     e.g. the units of a ``points_efficiency`` sweep): the option that the point carrying this
-    ranking is; its ``metric`` row in ``answers.parquet`` gets that option's rank."""
+    ranking is; its ``metric`` row in ``answers.parquet`` gets that option's rank.
+
+    ``reestimate``: the best option played again on fresh streams after a Monte-Carlo run
+    (:mod:`analyzer.run.reestimate`): ``option``, ``metric`` (the metric played), ``trials``,
+    ``stream``, ``level``, :func:`fresh_estimate`'s numbers (``race_*`` are the run's) and ``method``;
+    None when it was not re-estimated (an exact run, ``--no-reestimate``, a question that cannot
+    play one option alone)."""
 
     metric: str
     best: str
@@ -184,6 +190,7 @@ class Ranking:
     method: str
     higher_is_better: bool = True
     own: str | None = None
+    reestimate: dict | None = field(default=None, hash=False)
 
     def option(self, name: str) -> RankedOption:
         return next(o for o in self.options if o.name == name)
@@ -205,6 +212,46 @@ class Ranking:
         else:
             diff = f"{o.diff:+.4f} vs the best [{self.level:.0%} simultaneous CI {o.diff_low:+.4f}, {o.diff_high:+.4f}]"
         return tie, diff, "in the best set" if o.in_best_set else "worse than the best"
+
+
+#: the confidence of a re-estimation's intervals (the option's own, not simultaneous)
+REESTIMATE_LEVEL = 0.95
+
+
+def fresh_estimate(race_mean: float, race_se: float, race_trials: int, trials: int, total: int, total_sq: int,
+                   scale: int = 1, level: float = REESTIMATE_LEVEL) -> dict:
+    """A selected option re-estimated on fresh streams (``analyzer search``'s chosen option,
+    :func:`analyzer.analyses.search.reestimate`; a run's ranking's best, :mod:`analyzer.run.reestimate`):
+    from the exact sums of its ``trials`` fresh values (units of ``1/scale``) its ``fresh_mean`` with
+    ``fresh_se`` and the Student t ``level`` interval ``fresh_low`` / ``fresh_high`` (t with trials - 1
+    dof), beside the selecting run's ``race_mean`` / ``race_se`` (over ``race_trials``), and
+    ``race_minus_fresh`` with its SE ``sqrt(race_se^2 + fresh_se^2)`` (independent streams: the
+    variances add) and interval (t with min(trials, race_trials) - 1 dof): the estimated selection
+    bias of the race's mean. The choice depends on the race's streams only, so the fresh mean is
+    unbiased for the option's true mean given the choice."""
+    mean = total / (trials * scale)
+    se = exact_se(trials, total, total_sq, scale)
+    t_fresh = t_quantile(1 - (1 - level) / 2, trials - 1)
+    t_diff = t_quantile(1 - (1 - level) / 2, min(trials, race_trials) - 1)
+    bias, bias_se = race_mean - mean, math.sqrt(race_se ** 2 + se ** 2)
+    return {"fresh_mean": mean, "fresh_se": se, "fresh_low": mean - t_fresh * se,
+            "fresh_high": mean + t_fresh * se, "race_mean": race_mean, "race_se": race_se,
+            "race_minus_fresh": bias, "race_minus_fresh_se": bias_se,
+            "race_minus_fresh_low": bias - t_diff * bias_se,
+            "race_minus_fresh_high": bias + t_diff * bias_se}
+
+
+def option_metric(metrics, ranked: str, option: str):
+    """The metric of ``metrics`` that holds option ``option`` of a ranking of ``ranked`` (its
+    ``Ranking.metric``): the one of quantity ``ranked`` and entity ``option``
+    (:func:`analyzer.core.questions.quantity_and_entity`: ``vp.<fleet>``, ``p_sunk`` of a pattern),
+    else the one named ``option``; None when there is none. The rule ``answers.parquet`` places a
+    ranking's columns by. (Options that are sweep points, ``Ranking.own``, are each point's metric
+    named ``ranked``.)"""
+    from analyzer.core.questions import quantity_and_entity
+    found = ([m for m in metrics if quantity_and_entity(m) == (ranked, option)]
+             or [m for m in metrics if m.name == option])
+    return found[0] if found else None
 
 
 def t_quantile(p: float, dof: int) -> float:

@@ -13,7 +13,10 @@ fact named like a swept parameter or a fixed column is written as ``fact.<name>`
 question ranks entities, ``rank`` / ``tie_group`` / ``in_best_set`` and the paired difference to
 the best with its simultaneous CI (``diff_to_best``, ``_low``, ``_high``) come from its rankings
 (``PointResult.rankings``, :mod:`analyzer.core.ranking`; a ranking of the sweep's points, e.g. units, on each
-point's row of the ranked metric); otherwise they are empty. Then one row per note of a point
+point's row of the ranked metric); otherwise they are empty. The best option's row of a Monte-Carlo
+ranking also holds its re-estimate on fresh streams (``Ranking.reestimate``, :mod:`analyzer.run.reestimate`):
+``fresh_mean`` with its 95% CI ``fresh_low`` / ``fresh_high`` over ``fresh_trials`` trials, and
+``selection_bias`` = the run's mean - the fresh mean with its 95% CI (``_low``, ``_high``). Then one row per note of a point
 (``row == "note"``, the note in ``note``), in the order the point carries them.
 """
 from __future__ import annotations
@@ -23,22 +26,18 @@ from typing import Any
 
 import pandas as pd
 
-from analyzer.core.questions import Metric
+from analyzer.core.questions import quantity_and_entity
 from analyzer.core.results import PointResult
 
 #: the table's own columns, in order; a swept parameter of the same name is written as ``param.<name>``
 FIXED_COLUMNS = ("point", "row", "metric", "quantity", "entity", "kind", "mean", "se", "ci_low", "ci_high",
                  "exact", "trials", "rank", "tie_group", "in_best_set", "diff_to_best", "diff_to_best_low",
-                 "diff_to_best_high", "note")
-
-
-def quantity_and_entity(metric: Metric) -> tuple[str, str | None]:
-    """What ``metric`` measures and of which entity: its declared ``quantity`` / ``entity``, else
-    ``vp.fleet_a`` -> ``("vp", "fleet_a")`` and ``p_hit`` -> ``("p_hit", None)``."""
-    if metric.quantity is not None or metric.entity is not None:
-        return metric.quantity or metric.name, metric.entity
-    quantity, dot, entity = metric.name.partition(".")
-    return (quantity, entity) if dot else (metric.name, None)
+                 "diff_to_best_high", "fresh_mean", "fresh_low", "fresh_high", "fresh_trials", "selection_bias",
+                 "selection_bias_low", "selection_bias_high", "note")
+#: the columns of a ranking's best re-estimated on fresh streams (``Ranking.reestimate``) and its keys
+FRESH_COLUMNS = {"fresh_mean": "fresh_mean", "fresh_low": "fresh_low", "fresh_high": "fresh_high",
+                 "fresh_trials": "trials", "selection_bias": "race_minus_fresh",
+                 "selection_bias_low": "race_minus_fresh_low", "selection_bias_high": "race_minus_fresh_high"}
 
 
 def _swept_column(name: str) -> str:
@@ -60,6 +59,8 @@ def _ranks(result: PointResult) -> dict[tuple[str, str | None], dict]:
             facts = {"rank": option.rank, "tie_group": option.tie_group, "in_best_set": option.in_best_set,
                      "diff_to_best": option.diff, "diff_to_best_low": option.diff_low,
                      "diff_to_best_high": option.diff_high}
+            if ranking.reestimate is not None and option.name == ranking.best:
+                facts.update((c, ranking.reestimate[k]) for c, k in FRESH_COLUMNS.items())
             if ranking.own is not None:       # options are sweep points: this point's metric row
                 if option.name == ranking.own:
                     out[(ranking.metric, None)] = facts
@@ -100,8 +101,10 @@ def answers_table(results: list[PointResult]) -> pd.DataFrame:
     columns = ["point", "row", *(_swept_column(k) for k in swept), *FIXED_COLUMNS[2:5], *coords,
                *FIXED_COLUMNS[5:], *fact_column.values()]
     table = pd.DataFrame(rows, columns=columns)
-    for c in ("mean", "se", "ci_low", "ci_high", "diff_to_best", "diff_to_best_low", "diff_to_best_high"):
+    for c in ("mean", "se", "ci_low", "ci_high", "diff_to_best", "diff_to_best_low", "diff_to_best_high",
+              *(c for c in FRESH_COLUMNS if c != "fresh_trials")):
         table[c] = table[c].astype("float64")
+    table["fresh_trials"] = table["fresh_trials"].astype("Int64")
     table["point"] = table["point"].astype("int64")
     table["trials"] = table["trials"].astype("int64")
     table["exact"] = table["exact"].astype("bool")

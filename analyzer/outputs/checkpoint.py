@@ -55,6 +55,9 @@ from analyzer.core.scenario import Scenario
 from analyzer.core.stats import MetricAccumulator
 
 CHECKPOINT_DIR = "checkpoint"
+#: the re-estimation's settings of a run that gives none (and of a folder started before it):
+#: on, each best for its point's trials (:func:`analyzer.api.run`)
+DEFAULT_REESTIMATE = {"enabled": True, "trials": None}
 MANIFEST = MANIFEST_JSON.file
 INCOMPLETE = "incomplete"
 COMPLETE = "complete"
@@ -127,17 +130,24 @@ class RunCheckpoint:
             self._data_digests[point.index] = _data_digest(prep)
         #: seconds earlier sessions spent on the points loaded so far
         self.restored_seconds = 0.0
+        #: the re-estimation's settings (:func:`analyzer.api.run`): ``{"enabled", "trials"}``, kept
+        #: in the incomplete manifest so that a resumed run uses the ones it started with
+        self.reestimate = dict(DEFAULT_REESTIMATE)
 
     # -- creating, opening, finishing --------------------------------------------------------
     @classmethod
-    def start(cls, scenario: Scenario, out_root: Path, prepared: list[Prepared]) -> "RunCheckpoint":
-        """Create the run folder under its final name with an incomplete manifest."""
+    def start(cls, scenario: Scenario, out_root: Path, prepared: list[Prepared],
+              reestimate: dict | None = None) -> "RunCheckpoint":
+        """Create the run folder under its final name with an incomplete manifest (``reestimate``:
+        the re-estimation's settings, :data:`DEFAULT_REESTIMATE` when None)."""
         run_dir = outputs.new_visible_run_dir(Path(out_root), outputs.folder_name(scenario), scenario.digest)
         ckpt = cls(run_dir, scenario, resumed=False, prepared=prepared)
+        if reestimate is not None:
+            ckpt.reestimate = {"enabled": bool(reestimate["enabled"]), "trials": reestimate["trials"]}
         try:
             ckpt.dir.mkdir()
             ckpt._lock()
-            outputs.write_document(run_dir, MANIFEST_JSON, _incomplete_manifest(scenario, prepared))
+            outputs.write_document(run_dir, MANIFEST_JSON, _incomplete_manifest(scenario, prepared, ckpt.reestimate))
         except BaseException:
             ckpt.discard()
             raise
@@ -172,6 +182,7 @@ class RunCheckpoint:
                 raise ResumeError(run_dir, f"{MANIFEST}: {key} is {manifest.get(key)!r}, the scenario being "
                                   f"resumed has {now_value!r}; resume with 'analyzer run --resume' as printed")
         ckpt = cls(run_dir, scenario, resumed=True, prepared=prepared)
+        ckpt.reestimate = dict(manifest.get("reestimate", DEFAULT_REESTIMATE))   # absent: started before it
         try:
             st = os.lstat(ckpt.dir)
         except FileNotFoundError:
@@ -515,7 +526,7 @@ def _data_files(prepared: list[Prepared]) -> list[dict]:
     return out
 
 
-def _incomplete_manifest(scenario: Scenario, prepared: list[Prepared]) -> dict:
+def _incomplete_manifest(scenario: Scenario, prepared: list[Prepared], reestimate: dict) -> dict:
     spec = scenario.spec
     run = ({"precision": spec.precision} if spec.precision is not None else {"trials": spec.trials})
     return {
@@ -523,7 +534,7 @@ def _incomplete_manifest(scenario: Scenario, prepared: list[Prepared]) -> dict:
         # absolute, so --resume works from any folder
         "scenario_file": os.path.abspath(scenario.path), "scenario_sha256": scenario.digest,
         "scenario_text": scenario.text, "seed": spec.seed, **run, "points": len(scenario.points),
-        "data_files": _data_files(prepared), "version": __version__,
+        "data_files": _data_files(prepared), "reestimate": dict(reestimate), "version": __version__,
         "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "resume": "analyzer run --resume <this folder>",
     }
@@ -608,6 +619,11 @@ def _check_manifest_fields(run_dir: Path, manifest: dict) -> None:
         p = manifest["precision"]
         if isinstance(p, bool) or not isinstance(p, (int, float)) or not math.isfinite(p) or p <= 0:
             bad("precision", "a number > 0")
+    if "reestimate" in manifest:                     # absent in folders started before the re-estimation
+        r = manifest["reestimate"]
+        if not (isinstance(r, dict) and set(r) == {"enabled", "trials"} and isinstance(r["enabled"], bool)
+                and (r["trials"] is None or _is_int(r["trials"]) and r["trials"] >= 2)):
+            bad("reestimate", "{enabled: true|false, trials: null or an integer >= 2}")
 
 
 def load_scenario(run_dir: Path) -> Scenario:

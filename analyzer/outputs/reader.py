@@ -178,8 +178,8 @@ def load_summary(run_dir: Path) -> dict:
 
 
 #: manifest.json fields shown in the report's provenance table
-PROVENANCE = ("seed", "mode", "trials", "wall_seconds", "trials_per_second", "threads", "version", "git_commit",
-              "created_utc", "python", "numpy", "numba", "scenario_file", "scenario_sha256")
+PROVENANCE = ("seed", "mode", "trials", "reestimate_trials", "wall_seconds", "trials_per_second", "threads",
+              "version", "git_commit", "created_utc", "python", "numpy", "numba", "scenario_file", "scenario_sha256")
 
 
 def load_manifest(run_dir: Path) -> dict:

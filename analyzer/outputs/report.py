@@ -184,7 +184,8 @@ def _ranking_headline(meta: dict) -> str:
             + (f" ({mean:.4g})" if isinstance(mean, (int, float)) else "")
             + ("; not distinguishable from it (95% simultaneous): "
                + ", ".join(str(r.get("name")) for r in close) if close else "; every other option is worse"))
-    return f"<p class=\"answer\">{_e(text)}</p>" + WINNERS_CURSE
+    fresh = next((r["reestimate"] for r in rows if isinstance(r.get("reestimate"), dict)), None)
+    return f"<p class=\"answer\">{_e(text)}</p>" + (_measured_bias(fresh) if fresh is not None else WINNERS_CURSE)
 
 
 #: beside a "Best by ..." headline: picking the best of several noisy estimates biases its estimate upward
@@ -192,6 +193,22 @@ WINNERS_CURSE = ("<p class=\"caveat\">Winner's curse: the best option's estimate
                  "picked as the largest of several noisy estimates (the ranking and the simultaneous CIs of the "
                  "differences allow for the selection; the best option's own mean and CI do not). To estimate it "
                  "without that bias, run the best option again with another seed (fresh random streams).</p>")
+
+
+def _measured_bias(doc: dict) -> str:
+    """In place of :data:`WINNERS_CURSE` when the run re-estimated the best on fresh streams
+    (plotmeta's ranking row ``reestimate``, :mod:`analyzer.run.reestimate`): the bias, measured."""
+    keys = ("fresh_mean", "fresh_low", "fresh_high", "race_mean", "race_minus_fresh", "race_minus_fresh_low",
+            "race_minus_fresh_high")
+    if not all(isinstance(doc.get(k), (int, float)) for k in keys) or not isinstance(doc.get("trials"), int):
+        return WINNERS_CURSE
+    text = (f"Winner's curse, measured: the best option's estimate ({doc['race_mean']:.4g}) is biased upward, "
+            f"because it was picked as the largest of several noisy estimates. Played again on "
+            f"{doc['trials']:,} trials of fresh random streams (independent of the run's), {doc.get('option', '')} "
+            f"gives {doc['fresh_mean']:.4g} [95% CI {doc['fresh_low']:.4g}, {doc['fresh_high']:.4g}], an unbiased "
+            f"estimate; the selection bias (run − fresh) is estimated at {doc['race_minus_fresh']:+.4g} [95% CI "
+            f"{doc['race_minus_fresh_low']:+.4g}, {doc['race_minus_fresh_high']:+.4g}].")
+    return f"<p class=\"caveat\">{_e(text)}</p>"
 
 
 def _headline(points: list[dict], primary: str, label: str, mc: bool) -> str:

@@ -138,17 +138,26 @@ def git_commit() -> str | None:
 
 
 def manifest_dict(scenario, results: list[PointResult], *, threads: int, wall_seconds: float,
-                  mode: str, execution: dict | None = None) -> dict:
+                  mode: str, execution: dict | None = None, reestimate: dict | None = None) -> dict:
+    """Provenance of a run. ``trials``: the points' trials; a Monte-Carlo run's rankings' best options
+    played again on fresh streams (:mod:`analyzer.run.reestimate`) are counted apart:
+    ``reestimate_trials`` (``wall_seconds`` covers both), beside the settings ``reestimate``
+    (``{"enabled", "trials"}``) when given."""
     import numba
+    from analyzer.run.reestimate import FRESH_STREAM, reestimates
 
     trials = sum(r.trials for r in results)
+    fresh = {} if mode != "monte_carlo" else {
+        **({"reestimate": {**reestimate, "stream": FRESH_STREAM}} if reestimate is not None else {}),
+        "reestimate_trials": sum(d["trials"] for d in reestimates(results)),
+        "reestimated_rankings": len(reestimates(results))}
     return {
         "status": "complete",
         "scenario_file": str(scenario.path), "scenario_sha256": scenario.digest,
         "scenario_text": scenario.text, "seed": scenario.spec.seed, "mode": mode,
         "version": __version__, "git_commit": git_commit(), "threads": threads,
         "execution": execution or {"backend": "local", "workers": 1},
-        "chunk_trials": CHUNK_TRIALS, "wall_seconds": wall_seconds, "trials": trials,
+        "chunk_trials": CHUNK_TRIALS, "wall_seconds": wall_seconds, "trials": trials, **fresh,
         "trials_per_second": trials / wall_seconds if wall_seconds > 0 and trials else None,
         "python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
         "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),

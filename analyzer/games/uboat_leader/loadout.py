@@ -108,6 +108,19 @@ def fleet_name(boats: list[tuple[str, str]]) -> str:
     return "+".join(f"{i}{lv[0]}" for i, lv in boats)
 
 
+def parse_fleet_name(name: str) -> list[tuple[str, str]] | None:
+    """The boats of an enumerated fleet from its name (:func:`fleet_name`'s inverse: ``U-43t+U-47t``
+    -> ``[("U-43", "trained"), ("U-47", "trained")]``); None when ``name`` is not such a name (the
+    crew levels' initials are distinct)."""
+    initials = {lv[0]: lv for lv in LEVELS}
+    boats = []
+    for part in name.split("+"):
+        if len(part) < 2 or part[-1] not in initials:
+            return None
+        boats.append((part[:-1], initials[part[-1]]))
+    return boats if fleet_name(boats) == name else None
+
+
 def affordable_fleets(p: LoadoutQuestionParams, ctx: Context, gd: GameData) -> list[list[tuple[str, str]]]:
     """§14.2: every fleet of U-boats from the roster (roster order, each at most once, each at
     one of ``p.levels``) that the sheet allows (class limits, service years: the campaign
@@ -232,6 +245,29 @@ class Loadout(Question):
         """``analyzer search``: the fleets (crossed with ``so_plans`` and ``policies``), raced on this kernel."""
         from analyzer.games.uboat_leader.search_space import LoadoutSpace
         return LoadoutSpace(sc, so_plans, fleet_plans, FleetPlan, policies)
+
+    def option_params(self, params: LoadoutQuestionParams, options: list[str]) -> LoadoutQuestionParams | None:
+        """The point playing only the fleets ``options`` (the ranking's names), each as the point plays
+        it: a listed fleet as listed (its SO plan, its own policy), an enumerated one as enumeration
+        makes it (its boats at their crew levels with default loadouts, the shared policy: the name
+        says which, :func:`parse_fleet_name`). The file's first fleet is not added in front as the
+        stream's anchor (``analyzer search``'s :class:`~analyzer.games.uboat_leader.search_space.LoadoutSpace`
+        does, to play an option's trials exactly as ``analyzer run`` does; the re-estimation plays
+        fresh streams anyway, and a fleet's campaign is the same function of its stream whatever
+        fleets play beside it). One fleet is played alone: the parameters are not validated again (a
+        scenario file gives two fleets or more, a comparison; the kernel plays a lone fleet as the
+        first of several). None when an option is neither a listed nor an enumerated fleet."""
+        listed = {f.name: f for f in params.fleets}
+        fleets = []
+        for name in options:
+            boats = None if name in listed or not params.enumerate else parse_fleet_name(name)
+            if name not in listed and boats is None:
+                return None
+            # model_construct: an enumerated fleet's name may be longer than a file's name may be
+            fleets.append(listed[name] if name in listed else FleetPlan.model_construct(
+                name=name, fleet=[LoadoutParams(id=i, level=lv) for i, lv in boats], so=None, policy=None))
+        return params.model_copy(update={"fleets": fleets, "enumerate": False,
+                                         "max_fleets": max(params.max_fleets, len(fleets))})
 
     def prepare(self, p: LoadoutQuestionParams, ctx: Context) -> Prepared:
         gd = GameData(ctx)
