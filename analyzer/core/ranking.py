@@ -23,6 +23,10 @@ and the statistics of the per-trial differences between options (:class:`PairedD
 * **order**: by mean (best first), a tie group kept together at its first member's place,
   then the question's order. Deterministic for a seed.
 
+The best's own mean is the largest of K noisy means, biased upward (the winner's curse); after a
+Monte-Carlo run it is played again on fresh streams (:mod:`analyzer.run.reestimate`,
+:func:`fresh_estimate`, ``Ranking.reestimate``), which measures that selection bias.
+
 Options played on independent streams (no common random numbers) give
 :meth:`PairedDifferences.independent`: the variance of a difference is the sum of the two
 variances and no two options are ever identical. Options on correlated streams whose cross sums
