@@ -368,7 +368,7 @@ def sensitivity_report_html(doc: dict, run_dir: Path) -> str:
     metric = doc["metric"]
     parts = [f"<h1>{_e(doc['scenario'])}: sensitivity of {_e(metric)}</h1>",
              f"<p class=\"sub\">{_e(doc.get('game', ''))} / {_e(doc.get('question', ''))} · one variant at a time "
-             f"(a value, a value group, a rule reading or a policy choice), "
+             f"(a value, a value group, a rule reading, a policy choice or a swap), "
              f"each variant on the scenario's random streams · {_e(format(doc['trials'], ','))} trials per variant · "
              f"{len(doc['variants'])} variant(s) · seed {_e(doc.get('seed', ''))}</p>"]
     if ok:
@@ -402,6 +402,14 @@ def sensitivity_report_html(doc: dict, run_dir: Path) -> str:
             ["group", "tried", "values (placeholders)", "changed to"],
             [[v["what"], v["value"], f"{v.get('values', '')} ({v.get('placeholder_values', '')})", v.get("changes", "")]
              for v in groups]))
+    swaps = [v for v in doc["variants"] if v["kind"] == "swap"]
+    if swaps:
+        parts.append("<h2>Swaps</h2>" + _table(
+            ["replaced", "by", "values changed (used placeholders)", "placeholders removed", "placeholders used"],
+            [[v["what"], v["value"], f"{v.get('values', '')} ({v.get('placeholder_values', '')})",
+              v.get("placeholders_removed", ""), v.get("placeholders", "")] for v in swaps]))
+    if doc.get("notes"):
+        parts.append("<h2>Notes</h2><ul>" + "".join(f"<li>{_e(n)}</li>" for n in doc["notes"]) + "</ul>")
     if doc.get("not_perturbed"):
         parts.append(f"<h2>Not varied or not run ({len(doc['not_perturbed'])})</h2><details><summary>not numbers, "
                      "identifiers, options the point never reads, variants its validation refuses (expand)"

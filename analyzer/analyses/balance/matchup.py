@@ -645,15 +645,15 @@ def document(m: Matchup, r: Ratings) -> dict:
         if not s["ok"]:
             notes.append(f"{s['contender']} against itself: seat A scores {s['mean']:.4f} [95% CI {s['ci_low']:.4f}, "
                          f"{s['ci_high']:.4f}], not 1/2: the seats are not symmetric (rule options or seat settings)")
-    cost_ph = [dict(ph, contender=m.names[i]) for i, c in enumerate(m.costs) for ph in c.placeholders]
-    for i, c in enumerate(m.costs):
-        if c.placeholders:
-            notes.append(f"cost of {m.names[i]} ({c.value:g}) uses {len(c.placeholders)} PLACEHOLDER value(s)")
+    cost_ph = [dict(ph, contender=m.names[i]) for i, c in enumerate(m.costs) for ph in cost_values(c)[0]]
+    cost_ex = [dict(ph, contender=m.names[i]) for i, c in enumerate(m.costs) for ph in cost_values(c)[1]]
+    notes += [n for name, c in zip(m.names, m.costs) if (n := cost_note(name, c))]
     return _json_value({
         "scenario": m.sc.name, "game": m.sc.spec.game, "question": m.sc.spec.question, "mode": m.mode,
         "seed": m.sc.spec.seed, "trials_per_pair": m.trials, "batches": int(m.sizes.shape[0]),
         "cell": m.outcome, "contenders": [{"name": n, "value": v, "cost": c.value, "cost_source": c.source,
-                                          "cost_placeholders": c.placeholders}
+                                          "cost_placeholders": cost_values(c)[0],
+                                          "cost_example_values": cost_values(c)[1]}
                                          for n, v, c in zip(m.names, m.values, m.costs)],
         "reference": r.reference, "matchups": cells_table(m), "symmetry": sym,
         "ratings": r.rows(m), "rating_model": {"model": "Bradley-Terry, P(i beats j) = 1/(1+exp(r_j - r_i)), "
@@ -668,13 +668,33 @@ def document(m: Matchup, r: Ratings) -> dict:
                         for i, n in enumerate(m.names)] if m.metric_sums is not None else [],
         "fair_cost": [f.row() | {"curve": f.curve} for f in m.fair] if m.fair is not None else None,
         "placeholders": m.placeholders, "cost_placeholders": cost_ph, "example_values": m.example_values,
+        "cost_example_values": cost_ex,
         "placeholder_count": placeholder_count(m), "notes": notes})
+
+
+def cost_values(c: Cost) -> tuple[list[dict], list[dict]]:
+    """(placeholders, example values) a contender's cost rests on (an example value carries
+    ``establishes``; :meth:`analyzer.core.gamedata.Placeholder.as_dict`)."""
+    return ([ph for ph in c.placeholders if "establishes" not in ph],
+            [ph for ph in c.placeholders if "establishes" in ph])
+
+
+def cost_note(name: str, c: Cost) -> str:
+    """The note on a contender's cost when it rests on placeholder or example values ('' when on
+    neither): placeholders and example values counted apart (an example's value is the source's)."""
+    ph, ex = cost_values(c)
+    if not ph and not ex:
+        return ""
+    parts = ([f"{len(ph)} PLACEHOLDER value(s)"] if ph else []) + ([f"{len(ex)} example value(s)"] if ex else [])
+    value = "unknown" if c.value is None else format(c.value, "g")
+    return f"cost of {name} ({value}) uses " + " and ".join(parts) + ("" if ph else ", no placeholder")
 
 
 def placeholder_count(m: Matchup) -> int:
     """How many distinct placeholder values the matchup used: those of every cell it ran and
-    those its contenders' costs read (each value once, by path, file and value)."""
-    used = [*m.placeholders, *(ph for c in m.costs for ph in c.placeholders)]
+    those its contenders' costs read (each value once, by path, file and value; example values,
+    listed apart, not counted)."""
+    used = [*m.placeholders, *(ph for c in m.costs for ph in cost_values(c)[0])]
     return len({(ph["path"], ph.get("source"), repr(ph["value"])) for ph in used})
 
 

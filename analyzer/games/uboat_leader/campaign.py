@@ -20,7 +20,7 @@ from analyzer.core.gamedata import Placeholder
 from analyzer.games.uboat_leader.campaign_compile import MAX_FLEET, N_BINS, compile_campaign
 from analyzer.games.uboat_leader.data import GameData
 from analyzer.games.uboat_leader.engagement import PolicyParams
-from analyzer.games.uboat_leader.rules import (ABSTRACT_POST_COMBAT_BLOCK, CAMPAIGN_MODULE_BLOCKS, CAMPAIGN_VALUE_GROUPS,
+from analyzer.games.uboat_leader.rules import (ABSTRACT_POST_COMBAT_BLOCK, CAMPAIGN_MODULE_BLOCKS,
                                               DIGEST, ENGAGEMENT_OPTIONS, WOLFPACK_OPTIONS, module_placeholders,
                                               rule_module)
 from analyzer.core.questions import Context, Counter, Metric, PointsCost, Prepared, Question, RuleOption, register
@@ -321,7 +321,6 @@ class Campaign(Question):
                "for a fleet, loadout and named policies (PLACEHOLDER sheet, map, card and module values)")
     Params = CampaignParams
     rule_options = CAMPAIGN_OPTIONS + ENGAGEMENT_OPTIONS + WOLFPACK_OPTIONS
-    value_groups = CAMPAIGN_VALUE_GROUPS
     primary_metric = "vp"
     not_scalable = ("U-Boat Leader fleets cannot be scaled: each U-boat at most once, within the sheet's SO "
                     "(campaign spec §14.2)")
@@ -351,7 +350,9 @@ class Campaign(Question):
 
     def points_cost(self, sc, overrides: dict) -> PointsCost:
         """The fleet's SO purchase cost (card levels, advanced torpedoes, missions), as
-        :meth:`prepare` computes it, on the point of ``sc`` with ``overrides`` (a field contender)."""
+        :meth:`prepare` computes it, on the point of ``sc`` with ``overrides`` (a field contender);
+        its placeholders are those of the values it adds up (each boat's own level, not every level
+        of its card: issue 30)."""
         from analyzer.core import scenario as scenario_mod
 
         cell = scenario_mod.load(sc.path, sweep={p: [v] for p, v in overrides.items()})
@@ -360,4 +361,4 @@ class Campaign(Question):
         gd = GameData(ctx)
         arrays = compile_campaign(point.params, ctx, gd)
         return PointsCost(float(arrays.fleet_cost), f"SO purchase cost (of {arrays.so_total:g} SO)",
-                          tuple(ph.as_dict() for ph in gd.used if "cost" in ph.path))
+                          tuple(ph.as_dict() for ph in gd.used if ph.path in arrays.cost_paths))

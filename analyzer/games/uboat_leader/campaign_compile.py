@@ -69,6 +69,9 @@ class CampaignArrays:
     setup_cost: float = 0.0   # SO paid at set-up: fleet_cost under setup_only, the boats alone otherwise
     area_names: list[str] = field(default_factory=list)
     level_totals: list[int] = field(default_factory=list)   # VP total of each success level (sheet order)
+    #: the data paths of the values ``fleet_cost`` adds up (each boat's crew level cost, its missions' and
+    #: advanced torpedoes' SO costs): what a contender's cost rests on, no other level's cost
+    cost_paths: tuple[str, ...] = ()
 
     @property
     def patrol_limit(self) -> int:
@@ -243,6 +246,7 @@ class Fleet:
     seeker_mods: list[int]
     mission_lists: list[list[str]]
     boats_cost: float = 0.0   # crew levels only (l.198: what set-up pays under every_strategic_segment)
+    cost_paths: list[str] = field(default_factory=list)   # the data paths of the values ``cost`` adds up
 
 
 @dataclass
@@ -320,6 +324,7 @@ def _fleet(p, ctx: Context, gd: GameData, sheet: Sheet, cm: CampaignMap, crules:
         if refusal:
             raise param_error(ctx, f"fleet[{i}].id", refusal)
         missions = _boat_loadout(ctx, sheet, cm, i, b, card, classes[cls], fleet, p.policy.endurance)
+        fleet.cost_paths.append(f"uboats[{j}].levels.{b.level}.cost")
         fleet.crew_levels[i] = _crew_levels(card)
         fleet.missions[i, : len(missions)] = [MISSIONS[ms] for ms in missions]
         fleet.classes.append(cls)
@@ -377,6 +382,8 @@ def _boat_loadout(ctx: Context, sheet: Sheet, cm: CampaignMap, i: int, b, card: 
     so_opts = sheet.data["so_options"]
     fleet.cost += lvl["cost"] + sheet.data["advanced_torpedo_cost"] * (fat + t5) + \
         sum(so_opts[MISSION_SO[ms]]["cost"] for ms in missions)
+    fleet.cost_paths.extend([f"campaign.so_options.{MISSION_SO[ms]}.cost" for ms in missions]
+                            + (["campaign.advanced_torpedo_cost"] if fat + t5 else []))
     fleet.boats_cost += lvl["cost"]
     if missions and ctx.rules["so_purchases"] == "every_strategic_segment":
         for ms in missions:
@@ -883,7 +890,7 @@ def compile_campaign(p, ctx: Context, gd: GameData) -> CampaignArrays:
     thresholds = sheet.data["vp_thresholds"]
     return CampaignArrays(args, level_names, [b.id for b in p.fleet], fleet.cost,
                           sheet.data["durations"][p.duration]["so"], setup_cost, cm.names,
-                          [int(thresholds[n]) for n in level_names])
+                          [int(thresholds[n]) for n in level_names], tuple(fleet.cost_paths))
 
 
 def _no_engagement_arrays() -> dict[str, np.ndarray]:

@@ -13,7 +13,7 @@ player's own copy of the rule and is not listed (docs/models/uboat_leader.md §8
 from __future__ import annotations
 
 from analyzer.core.gamedata import DataError, Placeholder, is_under
-from analyzer.core.questions import RuleOption, ValueGroup
+from analyzer.core.questions import RuleOption
 
 DIGEST = "docs/rules/uboat_leader.md"
 
@@ -119,25 +119,3 @@ def module_placeholders(rules: dict[str, str], gd=None, blocks: dict[str, str] |
                        f"{o.source.split()[-1]}: placeholder rule module, not a published rule")
            for o in PLACEHOLDER_MODULES if o.name in rules]
     return [ph for ph in out if ph is not None]
-
-
-# -- value groups: the tables and decks ``analyzer sensitivity`` varies each as one variant --------------
-
-#: the sheet's Wolfpack notes (or data/wolfpack.yaml's when the sheet gives none): the join roll and the
-#: Stress faces one step down / up together (a face moved off the d10 is refused, so not run)
-WOLFPACK_NOTES_GROUP = ValueGroup(
-    "wolfpack notes", ("campaign.wolfpack.join_min", "campaign.wolfpack.stress_results",
-                       "wolfpack.join_min", "wolfpack.stress_results"),
-    "the join roll and the Stress faces of the Wolfpack notes, one step down / up together (G4)")
-#: the campaign's whole Event deck, its Contact Tables and its success levels
-CAMPAIGN_VALUE_GROUPS = (
-    ValueGroup("event deck", ("events.cards",),
-               "every card count and effect size of the Event deck (data/campaign/events.yaml) one step down / "
-               "up together (G10)"),
-    ValueGroup("contact tables", ("campaign_map.areas[*].contact_table[*][0]",),
-               "the minimum modified roll of every row of every Area's Contact Table one lower / higher: every "
-               "contact result one roll easier / harder (G5)"),
-    ValueGroup("VP thresholds", ("campaign.vp_thresholds",),
-               "the VP totals of the sheet's success levels divided / multiplied by 1.25 (G8)", scale=1.25),
-    WOLFPACK_NOTES_GROUP,
-)

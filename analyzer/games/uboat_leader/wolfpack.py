@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from analyzer.core.errors import suggest
 from analyzer.core.gamedata import DataError
 from analyzer.games.uboat_leader.data import CAMPAIGN_DIR, GameData, param_error
-from analyzer.games.uboat_leader.rules import WOLFPACK_NOTES_GROUP, WOLFPACK_OPTIONS
+from analyzer.games.uboat_leader.rules import WOLFPACK_OPTIONS
 from analyzer.core.questions import Context, ExactMetric, Metric, Prepared, Question, register
 from kernels.uboat_leader import wolfpack as k
 
@@ -100,7 +100,6 @@ class Wolfpack(Question):
     summary = "Calling U-boats in the Area into a Wolfpack: pack size, Alerted counters, Stress (exact mode)"
     Params = WolfpackParams
     rule_options = WOLFPACK_OPTIONS
-    value_groups = (WOLFPACK_NOTES_GROUP,)
     primary_metric = "pack_size"
     supports_exact = True
 
