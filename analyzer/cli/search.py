@@ -19,7 +19,8 @@ from analyzer.core.errors import ScenarioError
 
 def search(
     target: Optional[Path] = typer.Argument(None, help="A uboat_leader loadout scenario (one point): its fleets, "
-                                                       "listed and enumerated, are the options."),
+                                                       "listed and enumerated, are the options; or a hacse_naval "
+                                                       "depth_charge_pattern one: its patterns."),
     so: Optional[List[str]] = typer.Option(None, "--so", help="Cross every fleet with this SO plan (intel, none, "
                                            "air_search, support; repeat the option for several): the options are "
                                            "fleet x plan, named <fleet>--<plan>. Default: each fleet with its own "
@@ -30,7 +31,7 @@ def search(
                                                "radio_call, air_search_choice: their named choices); repeat for "
                                                "several; options named <fleet>--patrol-spread."),
     margin: Optional[float] = typer.Option(None, min=0.0, help="Stop when every option still in contention is "
-                                           "within this much (mean VP) of the chosen one at the stated level "
+                                           "within this much (mean VP, P(sunk)) of the chosen one at the stated level "
                                            "(default 0)."),
     level: Optional[float] = typer.Option(None, min=0.5, max=0.9999, help="Confidence of the guarantee (all "
                                           "comparisons of all rounds simultaneously; default 0.95)."),
@@ -152,7 +153,7 @@ def search(
             extra = {"scenario": sc.name, "scenario_file": str(sc.path), "game": sc.spec.game,
                      "question": sc.spec.question, "seed": sc.spec.seed, "so_plans": list(so or []),
                      "policies": list(policy or []),
-                     "anchor": space.anchor.name,
+                     "anchor": None if getattr(space, "anchor", None) is None else space.anchor.name,
                      "placeholders": [p.as_dict() for p in space.placeholders if not p.is_example],
                      "example_values": [p.as_dict() for p in space.placeholders if p.is_example]}
             interrupt.check()
@@ -214,10 +215,13 @@ def search(
                              f"{c['race_mean']:.4f}: selection bias race - fresh {c['race_minus_fresh']:+.4f} "
                              f"[{c['race_minus_fresh_low']:+.4f}, {c['race_minus_fresh_high']:+.4f}] "
                              f"(independent streams: the variances add)", highlight=False, markup=False)
-    answer_console.print(f"  trials spent {doc['trials_spent']:,} option-trials (kernel {doc['kernel_option_trials']:,} "
-                         f"with the anchor {doc['anchor']}) vs {doc['exhaustive_trials']:,} to evaluate all "
-                         f"{doc['options']} options at {doc['final_trials']:,} trials: "
-                         f"{doc['spent_over_exhaustive']:.3f} ({doc['kernel_over_exhaustive']:.3f} with the anchor)",
+    anchored = doc["anchor"] is not None      # an option the kernel plays first for the others (loadout)
+    answer_console.print(f"  trials spent {doc['trials_spent']:,} option-trials"
+                         + (f" (kernel {doc['kernel_option_trials']:,} with the anchor {doc['anchor']})"
+                            if anchored else "")
+                         + f" vs {doc['exhaustive_trials']:,} to evaluate all {doc['options']} options at "
+                         f"{doc['final_trials']:,} trials: {doc['spent_over_exhaustive']:.3f}"
+                         + (f" ({doc['kernel_over_exhaustive']:.3f} with the anchor)" if anchored else ""),
                          highlight=False, markup=False)
     if re is not None:
         answer_console.print(f"  re-estimation, counted apart from the trials spent: {re['option_trials']:,} "

@@ -321,14 +321,41 @@ def depth_charge_trial(rng, params, rules, data):
             "thrower_damage": thrower, "total_damage": ship.damage_taken(), "damage_dealt": took}
 
 
+def optimiser_patterns(params):
+    """[(number in the full enumeration, pattern as a tuple of (offset, depth) drops)] the optimiser
+    plays: every multiset of ``charges`` candidate drops, or only those ``params["patterns"]`` names
+    (spec §4.2: a label 'd2x3 d3x3' / 'd2@(0,0)x2 d3@(1,0)x4', depth settings, or [[q, r], depth] drops)."""
+    import itertools
+    import re
+    offsets = []
+    for o in params.get("offsets", [[0, 0]]):
+        if tuple(o) not in offsets:
+            offsets.append(tuple(o))
+    cands = [(o, d) for o in offsets for d in sorted(set(params["depth_settings"]))]
+    pats = list(itertools.combinations_with_replacement(cands, params["charges"]))
+    if params.get("patterns") is None:
+        return list(enumerate(pats))
+    wanted = set()
+    for spec in params["patterns"]:
+        if isinstance(spec, str):
+            drops = []
+            for token in spec.split():
+                d, q, r, n = re.fullmatch(r"d(\d+)(?:@\((-?\d+),(-?\d+)\))?x(\d+)", token).groups()
+                where = offsets[0] if q is None else (int(q), int(r))
+                drops += [(where, int(d))] * int(n)
+        elif all(isinstance(x, int) for x in spec):
+            drops = [(offsets[0], d) for d in spec]
+        else:
+            drops = [(tuple(o), d) for o, d in spec]
+        wanted.add(tuple(sorted(drops, key=cands.index)))
+    return [(i, pat) for i, pat in enumerate(pats) if pat in wanted]
+
+
 def pattern_p_sunk(params, rules, data, trials, seed):
     """{pattern (tuple of (offset, depth) drops): P(sunk) estimate} for the optimiser's params."""
-    import itertools
     rng = random.Random(seed)
-    cands = [(tuple(o), d) for o in params.get("offsets", [[0, 0]]) for d in sorted(set(params["depth_settings"]))]
-    pats = list(itertools.combinations_with_replacement(cands, params["charges"]))
     out = {}
-    for pat in pats:
+    for _, pat in optimiser_patterns(params):
         charges = [{"depth_setting": d, "offset": list(o),
                     "hex_distance_to_thrower": params.get("hex_distance_to_thrower", 1)} for o, d in pat]
         p = {"charges": charges, "sub": params["sub"], "thrower": params["thrower"]}
@@ -547,12 +574,10 @@ def simulate(question: str, params: dict, rules: dict, data: dict, trials: int, 
     data = data if data is not None else load_data()
     rng = random.Random(seed)
     if question == "depth_charge_pattern":
-        import itertools
-        cands = [(tuple(o), d) for o in params.get("offsets", [[0, 0]]) for d in sorted(set(params["depth_settings"]))]
-        pats = list(itertools.combinations_with_replacement(cands, params["charges"]))
-        out = {f"p_sunk_p{i:03d}": [] for i in range(len(pats))}
+        pats = optimiser_patterns(params)
+        out = {f"p_sunk_p{i:03d}": [] for i, _ in pats}
         for _ in range(trials):
-            for i, pat in enumerate(pats):
+            for i, pat in pats:
                 charges = [{"depth_setting": d, "offset": list(o),
                             "hex_distance_to_thrower": params.get("hex_distance_to_thrower", 1)} for o, d in pat]
                 p = {"charges": charges, "sub": params["sub"], "thrower": params["thrower"]}
