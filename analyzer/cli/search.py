@@ -20,7 +20,8 @@ from analyzer.core.errors import ScenarioError
 def search(
     target: Optional[Path] = typer.Argument(None, help="A uboat_leader loadout scenario (one point): its fleets, "
                                                        "listed and enumerated, are the options; or a hacse_naval "
-                                                       "depth_charge_pattern one: its patterns."),
+                                                       "depth_charge_pattern one: its patterns; or a dystopian_wars "
+                                                       "fire_allocation one: its allocations."),
     so: Optional[List[str]] = typer.Option(None, "--so", help="Cross every fleet with this SO plan (intel, none, "
                                            "air_search, support; repeat the option for several): the options are "
                                            "fleet x plan, named <fleet>--<plan>. Default: each fleet with its own "

@@ -236,6 +236,8 @@ def test_a_run_plays_at_most_max_run_allocations_and_only_names_known_ids(monkey
         prepare("fire_allocation", {**SMALL, "only": ["A03", "A99"]})
     with pytest.raises(Exception, match="less than or equal to 1024"):
         prepare("fire_allocation", {**SMALL, "max_allocations": 1025})
+    with pytest.raises(RuleError, match=r"16 allocations > max_allocations = 15; raise it \(up to 1024\)"):
+        prepare("fire_allocation", {**SMALL, "max_allocations": 15})
     monkeypatch.setattr(fa, "MAX_RUN_ALLOCATIONS", 10)
     with pytest.raises(RuleError, match="16 allocations to play; a run plays at most 10"):
         prepare("fire_allocation", SMALL)

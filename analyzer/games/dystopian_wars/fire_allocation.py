@@ -297,8 +297,12 @@ def compile_fire_allocation(p: FireAllocationParams, gd: GameData, rules: dict) 
     else:
         allocs = explicit_allocations(p.allocations, ads, models, m, rules["own_weapons_link"])
     if len(allocs) > p.max_allocations:
+        how = (f"raise it (up to {MAX_SEARCH_ALLOCATIONS}) or list allocations explicitly"
+               if len(allocs) <= MAX_SEARCH_ALLOCATIONS else
+               f"more than {MAX_SEARCH_ALLOCATIONS} are never played: list allocations explicitly or use fewer "
+               f"weapons or targets")
         raise RuleError(f"params.max_allocations: {len(allocs)} allocations > max_allocations = "
-                        f"{p.max_allocations}; raise it or list allocations explicitly")
+                        f"{p.max_allocations}; {how}")
     if not allocs:
         raise RuleError("params.weapons: no weapon has AD >= 1 at this band; nothing to allocate")
     out = []
@@ -424,6 +428,12 @@ class FireAllocation(Question):
                            "modified_six", "own_weapons_link", "fast_elusive_scope", "small_hp_critical")
     primary_metric = "hp_damage.A00"
     supports_exact = True
+
+    @staticmethod
+    def search_space(sc, so_plans=None, policies=None):
+        """``analyzer search``: the scenario's allocations, raced on this kernel's common random numbers."""
+        from analyzer.games.dystopian_wars.search_space import AllocationSpace
+        return AllocationSpace(sc, so_plans, policies)
 
     def option_params(self, params: FireAllocationParams, options: list[str]) -> FireAllocationParams:
         """The point's parameters playing only the allocations ``options`` (their ids, ``A03``), under
