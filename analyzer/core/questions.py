@@ -272,7 +272,9 @@ class Question:
     summary: ClassVar[str]
     Params: ClassVar[type[BaseModel]]
     rule_options: ClassVar[tuple[RuleOption, ...]] = ()
-    #: tables, decks and sheet blocks ``analyzer sensitivity`` varies each as one variant
+    #: tables, decks and sheet blocks ``analyzer sensitivity`` varies each as one variant (a game's data may
+    #: name its own in ``data/sensitivity_groups.yaml``, :mod:`analyzer.core.value_groups`; one of the same
+    #: name replaces a group declared here)
     value_groups: ClassVar[tuple[ValueGroup, ...]] = ()
     primary_metric: ClassVar[str]
     supports_exact: ClassVar[bool] = False
