@@ -24,6 +24,7 @@ from analyzer.core import scenario as scenario_mod
 from analyzer.core.questions import Context
 from analyzer.core.ranking import pair_index
 from analyzer.games.dystopian_wars import fire_allocation as fa
+from analyzer.games.dystopian_wars import reference as ref
 from analyzer.games.dystopian_wars.search_space import AllocationSpace
 from analyzer.run.runner import CHUNK_TRIALS, prepare_point, simulate_point, summarize
 
@@ -69,6 +70,9 @@ def test_a_subset_plays_exactly_the_values_the_full_run_gives():
     sub = _prepare(Q.option_params(Q.Params.model_validate(CONTEST), ids))
     names = [m.name for m in sub.metrics]
     assert names[:4] == [f"hp_damage.{i}" for i in ids] and len(names) == 6 * len(ids)
+    theirs = ref.allocations({**CONTEST, "only": ids}, {}, ref.load_data())     # the reference's subset
+    assert [a["id"] for a in theirs] == ids and [a["name"] for a in theirs] == \
+        [sub.entity_columns[i]["allocation"] for i in ids]
     col = {m.name: c for c, m in enumerate(full.metrics)}
     v_full, v_sub = _per_trial(full, 300), _per_trial(sub, 300)
     assert (v_sub == v_full[:, [col[n] for n in names]]).all()
