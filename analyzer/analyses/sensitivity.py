@@ -469,24 +469,24 @@ def swap_variants(sc: scenario_mod.Scenario, prepared, groups, swaps: tuple[str,
         if (target, given) in seen:
             raise ScenarioError(str(sc.path), field_, f"{given} given twice")
         seen.add((target, given))
+        rel = Path(target).as_posix().removeprefix("./")
+        if rel not in files and target not in by_name:
+            raise ScenarioError(str(sc.path), field_, f"names nothing this point reads; allowed: a value group "
+                                f"({', '.join(by_name) or 'none'}) or a data file the point reads "
+                                f"({', '.join(files) or 'none'})")
         user = Path(given)
         if not user.is_file():
             raise ScenarioError(str(sc.path), field_, f"{given}: no such file" + (" (a folder?)" if user.exists()
                                                                                    else ""))
         try:
             user_doc = read_yaml(user)
-            rel = Path(target).as_posix().removeprefix("./")
             if rel in files:
                 base_doc, units, doc = read_yaml(_base_file(sc, files[rel])), None, user_doc
-            elif target in by_name:
+            else:
                 rel, base_doc, units = _group_swap(sc, prepared, files, by_name[target], field_, user_doc, given)
                 doc = copy.deepcopy(base_doc)
                 for keys in units:
                     _set_at(doc, keys, copy.deepcopy(_at(user_doc, keys)))
-            else:
-                raise ScenarioError(str(sc.path), field_, f"names nothing this point reads; allowed: a value group "
-                                    f"({', '.join(by_name) or 'none'}) or a data file the point reads "
-                                    f"({', '.join(files) or 'none'})")
             values = _changed_values(unwrap(base_doc)[0], unwrap(doc)[0])
         except DataError as e:
             raise ScenarioError(str(sc.path), field_, str(e)) from None

@@ -88,6 +88,9 @@ def sensitivity(
         effect = (f"cannot run: {e.error}" if e.error else f"{e.mean:+.4g}±{e.se:.2g}  [{e.ci_low:+.4g}, {e.ci_high:+.4g}]"
                   + (f"  {stats().NO_DETECTABLE_EFFECT}" if e.ci_low <= 0 <= e.ci_high else ""))
         change = (f"{v.base} → {v.value}" if v.kind in sens.LABEL_KINDS else f"{v.base!r} → {v.value!r}")
+        if v.kind == "swap" and not e.error:
+            change += (f" ({v.values} value(s) changed, {e.placeholders_removed} placeholder(s) removed, "
+                       f"{e.placeholders} used)")
         table.add_row(escape(f"{v.what} [{v.kind}]"), escape(change), escape(effect))
     answer_console.print(table)
     for note in result.notes:
