@@ -101,6 +101,127 @@ class Space(Protocol):
         ...
 
 
+def refuse_crossing(sc, so_plans: list[str] | None, policies: list[str] | None, why: Callable[[str], str]) -> None:
+    """Refuse ``--so`` and ``--policy`` for a space whose options are not crossed with SO plans or
+    policies: a :class:`ScenarioError` on the flag, ``got <values>; <why(flag)>``."""
+    for flag, given in (("--so", so_plans), ("--policy", policies)):
+        if given:
+            raise ScenarioError(str(sc.path), flag, f"got {', '.join(given)}; {why(flag)}")
+
+
+class PointSpace:
+    """What the games' option spaces share (a :class:`Space` racing the options of a scenario's one
+    point on its question's kernel, with the file's stream key; values in units of 1): the sweep and
+    the precision target refused, the point, its stream key and the kernel's chunk; :meth:`prepared`
+    (the last prepared point kept), the data files and placeholders of every point prepared,
+    :meth:`fresh`, and the chunk-stepped kernel calls of an evaluation. A space makes its prepared
+    point in :meth:`_prepare` (with :meth:`_prepare_point`) and its :class:`Block` in ``evaluate``
+    (with :meth:`_kernel_calls` or :meth:`_accumulate`, and :func:`paired_block`)."""
+
+    scale = 1
+
+    def __init__(self, sc):
+        from analyzer.run.runner import point_key
+        from kernels.driver import CHUNK_TRIALS
+        file = str(sc.path)
+        if sc.spec.sweep:
+            raise ScenarioError(file, "sweep", "search races the options of one point: remove sweep")
+        if sc.spec.precision is not None:
+            raise ScenarioError(file, "precision", "search sets its own trial counts: remove precision")
+        self.sc = sc
+        self.point = sc.points[0]
+        self.key = point_key(sc, self.point)
+        self.chunk = CHUNK_TRIALS
+        self.data_files: list[dict] = []
+        self.placeholders: list = []
+        self._seen: set = set()
+        self._last = None
+
+    def _prepare(self, indices: list[int]):
+        """What :meth:`prepared` returns for the options ``indices`` (the space's own)."""
+        raise NotImplementedError
+
+    def prepared(self, indices: list[int]):
+        """The point playing the options ``indices`` (:meth:`_prepare`); the last one is kept (the
+        first round reuses the one :func:`settings_of` made of every option)."""
+        if self._last is None or self._last[0] != tuple(indices):
+            self._last = (tuple(indices), self._prepare(list(indices)))
+        return self._last[1]
+
+    def _prepare_point(self, params, wrap: Callable | None = None):
+        """The point with ``params`` prepared (and passed through ``wrap``), its data files and
+        placeholders added to the space's (each once, in the order first read)."""
+        from analyzer.run.runner import prepare_point
+        prep = prepare_point(self.sc, dataclasses.replace(self.point, params=params))
+        if wrap is not None:
+            prep = wrap(prep)
+        for d in prep.data_files:
+            if d not in self.data_files:
+                self.data_files.append(d)
+        for ph in prep.placeholders:
+            if (ph.path, ph.source) not in self._seen:
+                self._seen.add((ph.path, ph.source))
+                self.placeholders.append(ph)
+        return prep
+
+    def fresh(self):
+        """The same options on streams independent of the race's (:func:`reestimate`): the file's
+        seed, with the stream key of the point's own parts plus the stream name :data:`FRESH_STREAM`
+        (the race's key, :func:`analyzer.run.runner.point_key`, hashes the parts without it). The
+        prepared points, data files and placeholders are shared."""
+        import copy
+
+        from analyzer.run.runner import stream_key
+        other = copy.copy(self)
+        other.key = stream_key(self.sc.spec.game, self.sc.spec.question, self.point.swept, FRESH_STREAM)
+        if other.key == self.key:       # a 63-bit hash collision: never seen, but never silently
+            raise RuntimeError("the fresh stream key equals the race's")
+        return other
+
+    def _kernel_calls(self, prep, n_from: int, n_to: int, options: int,
+                      on_trials: Callable[[int], None] | None = None, max_chunks: int | None = None):
+        """The kernel's output for the chunks of trials ``n_from .. n_to - 1``, one call per chunk and
+        thread (at most ``max_chunks`` chunks a call), so a stop request waits for one chunk of every
+        option, and only that many chunks' histograms and pair sums are held at once (integer sums:
+        any split gives the same result). After each call is consumed: ``on_trials(trials x
+        options)``, then a stop request is honoured (:func:`analyzer.core.interrupt.check`)."""
+        import numba
+
+        from kernels.record import chunk_sizes
+        c_lo, c_hi = n_from // self.chunk, -(-n_to // self.chunk)
+        threads = numba.get_num_threads()
+        step = max(1, threads if max_chunks is None else min(threads, max_chunks))
+        for lo in range(c_lo, c_hi, step):
+            hi = min(lo + step, c_hi)
+            yield prep.run_kernel(self.sc.spec.seed, self.key, lo, hi, self.chunk, n_to)
+            if on_trials is not None:
+                on_trials(int(chunk_sizes(lo, hi, n_to, self.chunk).sum()) * options)
+            interrupt.check()
+
+    def _accumulate(self, prep, n_from: int, n_to: int, options: int,
+                    on_trials: Callable[[int], None] | None = None):
+        """:meth:`_kernel_calls` folded into one :class:`analyzer.core.stats.MetricAccumulator`."""
+        from analyzer.core.stats import MetricAccumulator
+        acc = MetricAccumulator(len(prep.metrics), prep.n_bins, len(prep.counters))
+        for out in self._kernel_calls(prep, n_from, n_to, options, on_trials):
+            acc.add_chunks(*out)
+        return acc
+
+
+def paired_block(acc, prep, group, positions: list[int], n_group: int, runs: int) -> Block:
+    """The :class:`Block` of the options at ``positions`` of the paired ``group`` (of ``n_group``
+    metrics) of ``prep``, from the accumulator ``acc``: their exact sums and sums of squares, and the
+    cross sum of every two of them (in the order of ``positions``)."""
+    rows = {x.name: r for r, x in enumerate(prep.metrics)}
+    sums = [acc.exact_moment(rows[group.metrics[g]], 0) for g in positions]
+    sumsq = [acc.exact_moment(rows[group.metrics[g]], 1) for g in positions]
+    pairs = acc.counters[group.counter_offset: group.counter_offset + group.n_pairs]
+    m = len(positions)
+    cross = [int(pairs[pair_index(min(positions[a], positions[c]), max(positions[a], positions[c]), n_group)])
+             for a in range(m) for c in range(a + 1, m)]
+    return Block(sums, sumsq, cross, runs)
+
+
 def schedule(first: int, max_trials: int) -> list[int]:
     """Cumulative trial counts of the rounds: ``first, 2 first, 4 first, ...`` up to ``max_trials``
     (the last one is ``max_trials``)."""

@@ -21,18 +21,13 @@ cross sum of the survivors in its state and checkpoint (499,500 at 1000).
 """
 from __future__ import annotations
 
-import copy
-import dataclasses
-
-from analyzer.analyses.search import Block
-from analyzer.core import interrupt
-from analyzer.core.errors import ScenarioError
+from analyzer.analyses.search import Block, PointSpace, refuse_crossing
 
 #: the most bytes of pair counters one kernel call may return (chunks per call are cut to fit)
 PAIR_BYTES_PER_CALL = 64 * 2 ** 20
 
 
-class PatternSpace:
+class PatternSpace(PointSpace):
     """The patterns of a HACSE ``depth_charge_pattern`` scenario (one point): named by their labels
     (``d2x3 d3x3``), in the question's order, ranked by P(sunk) (higher is better). Each evaluation
     runs the pattern kernel on the patterns asked for only, with pair sums, over the chunks of the
@@ -40,92 +35,42 @@ class PatternSpace:
 
     metric = "p_sunk"
     higher_is_better = True
-    scale = 1
     #: no option plays first for the others (every pattern has its own stream)
     anchor = None
 
     def __init__(self, sc, so_plans: list[str] | None, policies: list[str] | None, with_pair_sums):
         """``with_pair_sums``: the question's (:mod:`.depth_charge_pattern`, which makes the space): a
         prepared point with every pair's cross sum recorded."""
-        from analyzer.run.runner import point_key, prepare_point
-        from kernels.driver import CHUNK_TRIALS
-        file = str(sc.path)
-        for flag, given in (("--so", so_plans), ("--policy", policies)):
-            if given:
-                raise ScenarioError(file, flag, f"got {', '.join(given)}; a depth_charge_pattern search races the "
-                                    f"file's patterns: --so and --policy are U-Boat Leader loadout options "
-                                    f"(narrow the patterns with params.patterns)")
-        if sc.spec.sweep:
-            raise ScenarioError(file, "sweep", "search races the options of one point: remove sweep")
-        if sc.spec.precision is not None:
-            raise ScenarioError(file, "precision", "search sets its own trial counts: remove precision")
-        self.sc = sc
-        self.point = sc.points[0]
-        self.key = point_key(sc, self.point)
-        self.chunk = CHUNK_TRIALS
+        from analyzer.run.runner import prepare_point
+        refuse_crossing(sc, so_plans, policies, lambda flag: "a depth_charge_pattern search races the file's "
+                        "patterns: --so and --policy are U-Boat Leader loadout options (narrow the patterns with "
+                        "params.patterns)")
+        super().__init__(sc)
         self._with_pair_sums = with_pair_sums
         # the options: the patterns the file plays, by label, in the question's order
         self.names = [m.entity for m in prepare_point(sc, self.point).metrics]
-        self.data_files: list[dict] = []
-        self.placeholders: list = []
-        self._seen: set = set()
-        self._last = None
 
-    def prepared(self, indices: list[int]):
-        """The pattern point playing the patterns ``indices`` with every pair's cross sum recorded;
-        the last one is kept (the first round reuses the one :func:`settings_of` made of every option)."""
-        from analyzer.run.runner import prepare_point
-        if self._last is not None and self._last[0] == tuple(indices):
-            return self._last[1]
+    def _prepare(self, indices: list[int]):
+        """The pattern point playing the patterns ``indices`` with every pair's cross sum recorded."""
         params = self.sc.question.option_params(self.point.params, [self.names[i] for i in indices])
-        prep = self._with_pair_sums(prepare_point(self.sc, dataclasses.replace(self.point, params=params)))
-        for d in prep.data_files:
-            if d not in self.data_files:
-                self.data_files.append(d)
-        for ph in prep.placeholders:
-            if (ph.path, ph.source) not in self._seen:
-                self._seen.add((ph.path, ph.source))
-                self.placeholders.append(ph)
-        self._last = (tuple(indices), prep)
-        return prep
-
-    def fresh(self) -> "PatternSpace":
-        """The same patterns on streams independent of the race's (:func:`analyzer.analyses.search.reestimate`):
-        the file's seed, with the stream key of the point's own parts plus the stream name
-        :data:`analyzer.analyses.search.FRESH_STREAM`. The prepared points, data files and placeholders
-        are shared."""
-        from analyzer.analyses.search import FRESH_STREAM
-        from analyzer.run.runner import stream_key
-        other = copy.copy(self)
-        other.key = stream_key(self.sc.spec.game, self.sc.spec.question, self.point.swept, FRESH_STREAM)
-        if other.key == self.key:       # a 63-bit hash collision: never seen, but never silently
-            raise RuntimeError("the fresh stream key equals the race's")
-        return other
+        return self._prepare_point(params, self._with_pair_sums)
 
     def evaluate(self, indices, n_from, n_to, on_trials=None) -> Block:
         """Sums, sums of squares and every pair's cross sum of the patterns ``indices`` over trials
         ``n_from .. n_to - 1`` (exact integers)."""
-        import numba
         import numpy as np
 
-        from kernels.record import chunk_sizes
         prep = self.prepared(list(indices))
         m = len(indices)
         n_pairs = m * (m - 1) // 2
-        c_lo, c_hi = n_from // self.chunk, -(-n_to // self.chunk)
-        # one chunk per thread per call (a stop request waits for one chunk of every pattern), fewer
-        # when the pair counters of that many chunks would pass PAIR_BYTES_PER_CALL
-        step = max(1, min(numba.get_num_threads(), PAIR_BYTES_PER_CALL // max(1, 8 * n_pairs)))
         sums = np.zeros(m, np.int64)
         sumsq = np.zeros(m, np.int64)
         cross = np.zeros(n_pairs, np.int64)
-        for lo in range(c_lo, c_hi, step):
-            hi = min(lo + step, c_hi)
-            _, moments, counters = prep.run_kernel(self.sc.spec.seed, self.key, lo, hi, self.chunk, n_to)
+        # one chunk per thread per call, fewer when the pair counters of that many chunks would pass
+        # PAIR_BYTES_PER_CALL
+        for _, moments, counters in self._kernel_calls(prep, n_from, n_to, m, on_trials,
+                                                       max_chunks=PAIR_BYTES_PER_CALL // max(1, 8 * n_pairs)):
             sums += moments[:, :, 0].sum(axis=0)
             sumsq += moments[:, :, 1].sum(axis=0)
             cross += counters[:, :n_pairs].sum(axis=0)
-            if on_trials is not None:
-                on_trials(int(chunk_sizes(lo, hi, n_to, self.chunk).sum()) * m)
-            interrupt.check()
         return Block([int(x) for x in sums], [int(x) for x in sumsq], [int(x) for x in cross], (n_to - n_from) * m)

@@ -4,15 +4,11 @@ fleets of a loadout scenario, optionally crossed with SO plans and policy varian
 on the loadout kernel's common random numbers."""
 from __future__ import annotations
 
-import dataclasses
-
-from analyzer.analyses.search import SO_SEP, Block
-from analyzer.core import interrupt
+from analyzer.analyses.search import SO_SEP, Block, PointSpace, paired_block
 from analyzer.core.errors import ScenarioError
-from analyzer.core.ranking import pair_index
 
 
-class LoadoutSpace:
+class LoadoutSpace(PointSpace):
     """The options of a U-Boat Leader ``loadout`` scenario: its fleets (listed and enumerated,
     :func:`analyzer.games.uboat_leader.loadout.fleet_plans`), each crossed with every SO plan of
     ``so_plans`` when given (named ``<fleet>--<plan>``), ranked by mean VP. Each evaluation runs the
@@ -28,18 +24,8 @@ class LoadoutSpace:
         :func:`policy_variants`) every fleet (and SO plan) is crossed with, named ``...--patrol-spread``."""
         from analyzer.core.gamedata import DataError
         from analyzer.games.uboat_leader.data import GameData
-        from analyzer.run.runner import point_key
-        from kernels.driver import CHUNK_TRIALS
+        super().__init__(sc)
         file = str(sc.path)
-        if sc.spec.sweep:
-            raise ScenarioError(file, "sweep", "search races the options of one point: remove sweep")
-        if sc.spec.precision is not None:
-            raise ScenarioError(file, "precision", "search sets its own trial counts: remove precision")
-        self.sc = sc
-        self.point = sc.points[0]
-        self.key = point_key(sc, self.point)
-        self.chunk = CHUNK_TRIALS
-        self.scale = 1
         p = self.point.params
         ctx = sc.context(self.point)
         try:
@@ -67,17 +53,10 @@ class LoadoutSpace:
                             from None
         self.options = opts
         self.names = [o.name for o in opts]
-        self.data_files: list[dict] = []
-        self.placeholders: list = []
-        self._seen: set = set()
-        self._last = None
 
-    def prepared(self, indices: list[int]):
-        """The loadout point of the anchor and ``indices`` (the anchor first, once); the last one
-        is kept (the first round reuses the one :func:`settings_of` made of every option)."""
-        from analyzer.run.runner import prepare_point
-        if self._last is not None and self._last[0] == tuple(indices):
-            return self._last[1]
+    def _prepare(self, indices: list[int]):
+        """The loadout point of the anchor and ``indices`` (the anchor first, once), with the
+        anchor's count (0 or 1) and the number of fleets it runs."""
         fleets = [self.options[i] for i in indices]
         lead = [] if self._same(fleets[0], self.anchor) else [self.anchor]
         run = lead + fleets
@@ -85,64 +64,19 @@ class LoadoutSpace:
             run = run + [run[0].model_copy(update={"name": run[0].name + "-pad"})]
         params = self.point.params.model_copy(update={"fleets": run, "enumerate": False,
                                                       "max_fleets": max(self.point.params.max_fleets, len(run))})
-        prep = prepare_point(self.sc, dataclasses.replace(self.point, params=params))
-        for d in prep.data_files:
-            if d not in self.data_files:
-                self.data_files.append(d)
-        for ph in prep.placeholders:
-            if (ph.path, ph.source) not in self._seen:
-                self._seen.add((ph.path, ph.source))
-                self.placeholders.append(ph)
-        self._last = (tuple(indices), (prep, len(lead), len(run)))
-        return self._last[1]
-
-    def fresh(self) -> "LoadoutSpace":
-        """The same options on streams independent of the race's (:func:`analyzer.analyses.search.reestimate`):
-        the file's seed, with the stream key of the point's own parts plus the stream name
-        :data:`analyzer.analyses.search.FRESH_STREAM` (the race's key, :func:`analyzer.run.runner.point_key`,
-        hashes the parts without it). The prepared points, data files and placeholders are shared."""
-        import copy
-
-        from analyzer.analyses.search import FRESH_STREAM
-        from analyzer.run.runner import stream_key
-        other = copy.copy(self)
-        other.key = stream_key(self.sc.spec.game, self.sc.spec.question, self.point.swept, FRESH_STREAM)
-        if other.key == self.key:       # a 63-bit hash collision: never seen, but never silently
-            raise RuntimeError("the fresh stream key equals the race's")
-        return other
+        return self._prepare_point(params), len(lead), len(run)
 
     @staticmethod
     def _same(a, b) -> bool:
         return a.fleet == b.fleet and a.so == b.so and a.policy == b.policy
 
     def evaluate(self, indices, n_from, n_to, on_trials=None) -> Block:
-        from analyzer.core.ranking import PairedGroup
-        from analyzer.core.stats import MetricAccumulator
-        import numba
-
-        from kernels.record import chunk_sizes
+        """The options ``indices`` over trials ``n_from .. n_to - 1``: the fleets after the anchor
+        (when it is not among them) in the loadout kernel's paired VP group."""
         prep, lead, n_run = self.prepared(list(indices))
-        acc = MetricAccumulator(len(prep.metrics), prep.n_bins, len(prep.counters))
-        c_lo, c_hi = n_from // self.chunk, -(-n_to // self.chunk)
-        # one chunk per thread per call (integer sums: any split gives the same result), so a stop
-        # request waits for one chunk of every option, not a whole batch of 64
-        step = max(1, numba.get_num_threads())
-        for lo in range(c_lo, c_hi, step):
-            hi = min(lo + step, c_hi)
-            acc.add_chunks(*prep.run_kernel(self.sc.spec.seed, self.key, lo, hi, self.chunk, n_to))
-            if on_trials is not None:
-                on_trials(int(chunk_sizes(lo, hi, n_to, self.chunk).sum()) * len(indices))
-            interrupt.check()
-        group: PairedGroup = prep.paired_groups[0]
-        rows = {m.name: r for r, m in enumerate(prep.metrics)}
-        vp_rows = [rows[name] for name in group.metrics]
-        mine = list(range(lead, lead + len(indices)))
-        sums = [acc.exact_moment(vp_rows[f], 0) for f in mine]
-        sumsq = [acc.exact_moment(vp_rows[f], 1) for f in mine]
-        cross_all = acc.counters[group.counter_offset: group.counter_offset + group.n_pairs]
-        cross = [int(cross_all[pair_index(mine[a], mine[c], n_run)]) for a in range(len(mine))
-                 for c in range(a + 1, len(mine))]
-        return Block(sums, sumsq, cross, (n_to - n_from) * n_run)
+        acc = self._accumulate(prep, n_from, n_to, len(indices), on_trials)
+        return paired_block(acc, prep, prep.paired_groups[0], list(range(lead, lead + len(indices))), n_run,
+                            (n_to - n_from) * n_run)
 
 
 def policy_variants(file: str, shared, texts: list[str]) -> list[tuple[str, object]]:
