@@ -52,13 +52,39 @@ def unmanaged_jit(fn=None, **overrides):
     return jit(fn, _nrt=False, **overrides)
 
 
+def inline_trial(fn=None, **overrides):
+    """A one-step trial function (a few dice, a handful of metrics) inlined into the chunk
+    driver's loop at numba-IR level (:func:`kernels.driver.run_trials`).
+
+    Exception to the policy, measured per kernel (issue 32; ``analyzer bench`` rows, and the
+    same point's kernel on 1 thread, this tree against the one before, interleaved, best of 3
+    per process, identical results): a trial that is called, not inlined, receives the point's
+    ``args`` tuple by value every trial (a tuple of arrays is passed as every array's struct:
+    ~7 words an array), which costs as much as the trial's own dice when the trial is a few dice.
+    Inlined: collision 1.36x, ram 1.19x, boarding 1.13x, escort detection 2.97x, wolfpack 1.21x,
+    Breaking News shot 2.02x, cover fire 1.33x, melee 1.21x, morale 1.04-1.08x, HACSE sighting
+    1.46x, B-17 gun shot 1.13x, gun matrix 1.18x (each with the histogram-only recording of the
+    same change). Not inlined, measured slower or even inlined: the DW rout test (0.81x) and the
+    DW attack (0.95-1.01x), whose inlined bodies take NRT reference counts per trial in the
+    managed kernel; and the stateful trials (a mission, a campaign, a duel), where the call is a
+    small share and inlining would multiply compile time."""
+    return jit(fn, inline="always", **overrides)
+
+
 #: Kernels that keep their own chunk loop instead of :mod:`kernels.driver`, with the measurement.
 #: ``kernels.dice.pool_kernel``: the exploding pool's trial is ~10 dice, and on the driver
 #: (stream state stored to and reloaded from its array every trial, two metrics recorded per
 #: trial) it took 1.27-1.38x the time of its own loop, which keeps the state in registers and
 #: the sums in scalars for the whole chunk (same process, interleaved best-of-7, identical
 #: results). ``kernels.dice.raw_draws`` is the benchmark's raw-RNG reference, not a question.
-OWN_CHUNK_LOOP = ("kernels.dice.pool_kernel", "kernels.dice.raw_draws")
+#: ``kernels.dice.count_kernel`` and ``kernels.dice.roll_under_kernel`` (issue 32): the generic dice
+#: primitives (2d6 >= 5, 3d10 roll-under) are a few 16-bit lanes a trial, so the array state and the
+#: per-trial call dominate them; their own loops hold the stream in scalars like the pool's and
+#: record through the same histogram-only path as the driver: 1.78x and 2.25x the same trial on the
+#: driver (same process, interleaved best of 5 on 1 thread; identical results, tested against
+#: ``count_kernel_on_driver`` / ``roll_under_kernel_on_driver``).
+OWN_CHUNK_LOOP = ("kernels.dice.pool_kernel", "kernels.dice.raw_draws", "kernels.dice.count_kernel",
+                  "kernels.dice.roll_under_kernel")
 
 
 def parallel_jit(fn=None, **overrides):

@@ -16,11 +16,11 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from kernels._jit import hot_jit, jit, parallel_jit, unmanaged_jit
+from kernels._jit import hot_jit, inline_trial, jit, parallel_jit, unmanaged_jit
 from kernels.driver import no_workspace, run_trials
-from kernels.record import N_MOMENTS, chunk_trials
+from kernels.record import N_MOMENTS, chunk_trials, moments_from_histogram, record_histogram
 from kernels.rng import (_LANES, _LOW16, _S16, _TWO16, _U0, _U1, STATE_WORDS, next_u64,
-                         roll_die, seed_stream, xoshiro_step)
+                         roll_die, seed_stream, uniform_small_locals, xoshiro_step)
 
 #: Longest chain of explosions (generations of extra dice) a pool may roll before the
 #: chain is cut and the cut counted. It must never bias a result the questions accept:
@@ -228,6 +228,59 @@ def pool_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, arg
     return hist, moments, counters
 
 
+#: the trials of :func:`dice_chunks`
+COUNT, ROLL_UNDER = 0, 1
+
+
+@jit(inline="always")
+def dice_chunks(kind, n_dice, sides, a, b, c, seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins):
+    """The dice primitives' own chunk loop (:data:`kernels._jit.OWN_CHUNK_LOOP`): the stream state in
+    scalars for the whole chunk, one histogram increment per metric and trial, the moments from the
+    histogram at the chunk's end (:func:`kernels.record.record_histogram`). ``kind`` COUNT:
+    :func:`count_trial` with ``a`` = target, ``b`` = need; ROLL_UNDER: :func:`roll_under_trial` with
+    ``a`` = face offset, ``b`` = skill, ``c`` = modifier. The same draws in the same order as those
+    trials on :func:`kernels.driver.run_trials` (their ``*_on_driver`` twins), so the same results
+    (tested)."""
+    n_chunks = chunk_hi - chunk_lo
+    hist = np.zeros((n_chunks, 2, n_bins), np.int64)
+    moments = np.zeros((n_chunks, 2, N_MOMENTS), np.int64)
+    counters = np.zeros((n_chunks, 0), np.int64)
+    for ci in prange(n_chunks):
+        chunk = chunk_lo + ci
+        state = np.empty(STATE_WORDS, np.uint64)
+        seed_stream(state, seed, key, chunk)
+        s0, s1, s2, s3, buf, lanes = state[0], state[1], state[2], state[3], state[4], state[5]
+        local = np.zeros((2, n_bins), np.int64)
+        off = np.zeros((2, N_MOMENTS), np.int64)
+        values = np.zeros(2, np.int64)
+        for _ in range(chunk_trials(chunk, chunk_size, n_trials)):
+            total = 0
+            first = 0
+            for i in range(n_dice):
+                s0, s1, s2, s3, buf, lanes, u = uniform_small_locals(s0, s1, s2, s3, buf, lanes, sides)
+                if kind == COUNT:
+                    if u + 1 >= a:
+                        total += 1
+                else:
+                    d = u + 1 + a
+                    if i == 0:
+                        first = d
+                    total += d
+            if kind == COUNT:
+                values[0] = total
+                values[1] = 1 if total >= b else 0
+            elif total + c <= b:
+                values[0] = 1
+                values[1] = total - first
+            else:
+                values[0] = 0
+                values[1] = 0
+            record_histogram(local, off, values)
+        moments_from_histogram(local, off, moments[ci])
+        hist[ci] = local
+    return hist, moments, counters
+
+
 @jit
 def roll_under_workspace(args):
     """Per-chunk scratch: the identified dice of one roll."""
@@ -247,12 +300,25 @@ def roll_under_trial(state, values, counters, dice, args):
 
 @parallel_jit
 def roll_under_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, args):
-    """Per-chunk (hist, moments, counters) of (hit, damage) (:mod:`kernels.driver`)."""
+    """Per-chunk (hist, moments, counters) of (hit, damage): :func:`roll_under_trial` trial by trial on
+    the dice primitives' own chunk loop (:func:`dice_chunks`; the same results as on the driver)."""
+    n_dice, sides, face_offset, skill, modifier = args
+    return dice_chunks(ROLL_UNDER, n_dice, sides, face_offset, skill, modifier, seed, key, chunk_lo, chunk_hi,
+                       chunk_size, n_trials, n_bins)
+
+
+@parallel_jit
+def roll_under_kernel_on_driver(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, args):
+    """:func:`roll_under_trial` on the chunk driver: the reference of :func:`roll_under_kernel`'s
+    own loop in the tests (the same results)."""
     return run_trials(roll_under_trial, roll_under_workspace, args, seed, key, chunk_lo, chunk_hi, chunk_size,
                       n_trials, 2, n_bins, 0)
 
 
-@unmanaged_jit
+roll_under_kernel.driver_twin = roll_under_kernel_on_driver       # analyzer.bench.draws profiles the twin
+
+
+@inline_trial
 def roll_under_joint_trial(state, values, counters, dice, args):
     """(sum of all dice, sum of the quality dice 1..) as one value
     ``total * quality_bins + quality`` (the joint histogram of :func:`analyzer.run.dice.simulate_roll_under`)."""
@@ -280,12 +346,25 @@ def count_trial(state, values, counters, ws, args):
 
 @parallel_jit
 def count_kernel(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, args):
-    """Per-chunk (hist, moments, counters) of :func:`count_trial`."""
+    """Per-chunk (hist, moments, counters) of :func:`count_trial` on the dice primitives' own chunk loop
+    (:func:`dice_chunks`; the same results as on the driver)."""
+    n_dice, sides, target, need = args
+    return dice_chunks(COUNT, n_dice, sides, target, need, 0, seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
+                       n_bins)
+
+
+@parallel_jit
+def count_kernel_on_driver(seed, key, chunk_lo, chunk_hi, chunk_size, n_trials, n_bins, args):
+    """:func:`count_trial` on the chunk driver: the reference of :func:`count_kernel`'s own
+    loop in the tests (the same results) and in ``analyzer bench dice-count`` (its speed)."""
     return run_trials(count_trial, no_workspace, args, seed, key, chunk_lo, chunk_hi, chunk_size, n_trials,
                       2, n_bins, 0)
 
 
-@unmanaged_jit
+count_kernel.driver_twin = count_kernel_on_driver                 # analyzer.bench.draws profiles the twin
+
+
+@inline_trial
 def die_trial(state, values, counters, ws, args):
     """One d``sides`` (metric 0: the natural face - 1)."""
     values[0] = roll_die(state, args[0]) - 1

@@ -18,7 +18,10 @@ and a two-line kernel that names them::
                           chunk_hi, chunk_size, n_trials, N_METRICS, n_bins, N_COUNTERS)
 
 The driver owns the rest: allocation, the ``prange`` over chunks, seeding stream
-``(seed, key, chunk)``, the chunk's trial count, recording each trial and the counters.
+``(seed, key, chunk)``, the chunk's trial count, recording each trial (one histogram increment
+per metric, the moments from the histogram at the chunk's end: :mod:`kernels.record`) and the
+counters. A trial of a few dice is compiled inline into the loop
+(:func:`kernels._jit.inline_trial`, measured there).
 Every kernel therefore returns the same ``(hist[chunk, metric, bin],
 moments[chunk, metric, N_MOMENTS], counters[chunk, k])`` that the runner merges.
 
@@ -35,7 +38,7 @@ import numpy as np
 from numba import prange
 
 from kernels._jit import jit
-from kernels.record import N_MOMENTS, chunk_trials, record_trial
+from kernels.record import N_MOMENTS, chunk_trials, moments_from_histogram, record_histogram, record_trial
 from kernels.rng import STATE_WORDS, seed_stream, xoshiro_step
 
 #: Trials per chunk: the unit of work that owns one random stream ``(seed, key, chunk)``.
@@ -66,9 +69,21 @@ def run_trials(trial, workspace, args, seed, key, chunk_lo, chunk_hi, chunk_size
         local_hist = np.zeros((n_metrics, n_bins), np.int64)
         local_moments = np.zeros((n_metrics, N_MOMENTS), np.int64)
         ws = workspace(args)
-        for _ in range(chunk_trials(chunk, chunk_size, n_trials)):
+        n = chunk_trials(chunk, chunk_size, n_trials)
+        # one histogram increment per metric and trial, the moments from the histogram once at the
+        # end (n_bins steps): cheaper than three updates a trial whenever the chunk has more trials
+        # than bins (every shipped point at 4096 trials a chunk); the same exact sums either way.
+        # One call site of the trial (a trial compiled inline is typed once per call site).
+        from_histogram = n >= n_bins
+        off = np.zeros((n_metrics, N_MOMENTS), np.int64)
+        for _ in range(n):
             trial(state, values, row, ws, args)
-            record_trial(local_hist, local_moments, values)
+            if from_histogram:
+                record_histogram(local_hist, off, values)
+            else:
+                record_trial(local_hist, local_moments, values)
+        if from_histogram:
+            moments_from_histogram(local_hist, off, local_moments)
         hist[c] = local_hist
         moments[c] = local_moments
         for k in range(n_counters):
@@ -122,11 +137,15 @@ def run_trials_profiled(trial, workspace, args, seed, key, chunk_lo, chunk_hi, c
         row = np.zeros(n_counters, np.int64)
         local_hist = np.zeros((n_metrics, n_bins), np.int64)
         local_moments = np.zeros((n_metrics, N_MOMENTS), np.int64)
+        off = np.zeros((n_metrics, N_MOMENTS), np.int64)
         ws = workspace(args)
-        for _ in range(chunk_trials(chunk, chunk_size, n_trials)):
+        n = chunk_trials(chunk, chunk_size, n_trials)
+        for _ in range(n):
             trial(state, values, row, ws, args)
-            if record:
-                record_trial(local_hist, local_moments, values)
+            if record:                  # as run_trials records a chunk of more trials than bins
+                record_histogram(local_hist, off, values)
+        if record:
+            moments_from_histogram(local_hist, off, local_moments)
         if max_steps > 0:
             draws[c] = -1
             for k in range(max_steps + 1):

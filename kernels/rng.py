@@ -73,13 +73,7 @@ def seed_stream(state, seed, key, chunk):
     x, h = splitmix64(np.uint64(seed))
     x, h2 = splitmix64(h ^ np.uint64(key))
     x, h3 = splitmix64(h2 ^ np.uint64(chunk))
-    x = h3
-    for i in range(4):
-        x, state[i] = splitmix64(x)
-    if state[0] == _U0 and state[1] == _U0 and state[2] == _U0 and state[3] == _U0:
-        state[0] = _GOLDEN
-    state[4] = _U0
-    state[5] = _U0
+    seed_from_word(state, h3)
 
 
 @jit
@@ -154,6 +148,25 @@ def uniform_small(state, n):
         low = m & _LOW16
         if low >= un or low >= (_TWO16 - un) % un:
             return np.int64(m >> _S16)
+
+
+@hot_jit
+def uniform_small_locals(s0, s1, s2, s3, buf, lanes, n):
+    """:func:`uniform_small` on a stream state held in scalars (words 0..3, the buffered draw
+    and its unused lanes; kept in registers by a chunk loop of its own): the same draws in the
+    same order. Returns ``(s0, s1, s2, s3, buf, lanes, integer in [0, n))``."""
+    un = np.uint64(n)
+    while True:
+        if lanes == _U0:
+            s0, s1, s2, s3, buf = xoshiro_step(s0, s1, s2, s3)
+            lanes = _LANES
+        x = buf & _LOW16
+        buf = buf >> _S16
+        lanes -= _U1
+        m = x * un
+        low = m & _LOW16
+        if low >= un or low >= (_TWO16 - un) % un:
+            return s0, s1, s2, s3, buf, lanes, np.int64(m >> _S16)
 
 
 @hot_jit

@@ -21,7 +21,8 @@ A row is bounded by the largest of the three. What this counts: every 64-bit dra
 advanced by. A kernel that replays a stream (``uboat_leader`` ``loadout`` plays every fleet on
 the trial's stream and keeps the first fleet's end state) is counted once per replayed stretch,
 so its draws per trial are a lower bound (said in its row). A kernel with its own chunk loop
-(:data:`kernels._jit.OWN_CHUNK_LOOP`) is not profiled (no draws: ``None``).
+(:data:`kernels._jit.OWN_CHUNK_LOOP`) is not profiled (no draws: ``None``), unless it names its twin
+on the driver (``driver_twin``: the same trials on the same draws), which is profiled for it.
 """
 from __future__ import annotations
 
@@ -51,6 +52,9 @@ def profiled_kernel(kernel):
     ``max_steps``), compiled serially; None when ``kernel`` does not call the driver exactly once."""
     if id(kernel) in _PROFILED:
         return _PROFILED[id(kernel)]
+    # a kernel on a chunk loop of its own may name its twin on the driver (the same trials on the
+    # same draws: ``kernels.dice.count_kernel``): that twin is profiled for it
+    kernel = getattr(kernel, "driver_twin", kernel)
     py = getattr(kernel, "py_func", None)
     built = None
     if py is not None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernels._jit import jit, parallel_jit, unmanaged_jit
+from kernels._jit import inline_trial, jit, parallel_jit
 from kernels.b17.shot import D10, MISS, SHOT_DICE, fighter_hits, shot_damage
 from kernels.dice import roll_under_identified
 from kernels.driver import run_trials
@@ -21,7 +21,7 @@ def gun_matrix_workspace(args):
     return np.empty(SHOT_DICE, np.int64), np.zeros(args[0].shape[0], np.int64)
 
 
-@unmanaged_jit
+@inline_trial
 def gun_matrix_trial(state, values, counters, ws, args):
     """Values per trial: for cell i ``(p_hit, p_destroyed, hits)`` at ``3i..3i+2``, then for
     position p ``(p_destroyed_all, hits_all, p_destroyed_before_fire)`` at ``3 n_cells + 3p``;

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernels._jit import jit, parallel_jit, unmanaged_jit
+from kernels._jit import inline_trial, jit, parallel_jit
 from kernels.b17.shot import D10, MISS, SHOT_DICE, fighter_hits, shot_damage
 from kernels.dice import roll_under_identified
 from kernels.driver import run_trials
@@ -18,7 +18,7 @@ def shot_workspace(args):
     return np.empty(SHOT_DICE, np.int64)
 
 
-@unmanaged_jit
+@inline_trial
 def gun_shot_trial(state, values, counters, dice, args):
     """One shot. A gun that cannot fire (grey cell, masked, ``**`` without intercom, gun
     out) misses in every trial: its state metrics then come from ``prior_hits`` alone."""

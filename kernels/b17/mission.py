@@ -10,9 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from kernels._jit import hot_jit, jit, parallel_jit, unmanaged_jit
-from kernels.b17.attack import (C_DANADO_AT, C_DESTROYED_AT, C_FACE_OFFSET, C_SAMPLING, MAX_FIGHTERS, NOT_FIRING,
-                                SAMPLING_TABLE, SHOT_COLUMNS, SHOT_HITS, SHOT_OUTCOMES, defensive_fire,
-                                draw_position, finish_attack)
+from kernels.b17.attack import (C_DANADO_AT, C_DESTROYED_AT, C_FACE_OFFSET, C_POLICY, C_RETARGET, C_SAMPLING,
+                                MAX_FIGHTERS, NOT_FIRING, POLICY_SPREAD, SAMPLING_TABLE, SHOT_COLUMNS, SHOT_HITS,
+                                SHOT_OUTCOMES, defensive_fire, draw_position, finish_attack, guns_by_position,
+                                plan_by_position, roll_planned)
 from kernels.b17.shot import D10, SHOT_DICE
 from kernels.dice import roll_under_identified
 from kernels.driver import run_trials
@@ -48,7 +49,8 @@ def drawn_fire_outcome(state, fire_outcome, fire_class):
 
 @jit
 def mission_workspace(args):
-    """Per-chunk scratch: the fighters present and returning, one wave's fire, crew credit, guns."""
+    """Per-chunk scratch: the fighters present and returning, one wave's fire, crew credit, guns,
+    and the guns that reach each position (:func:`kernels.b17.attack.guns_by_position`)."""
     shooter_start = args[0]
     n_crew = args[15]
     gun_ok_start = args[13]
@@ -59,7 +61,8 @@ def mission_workspace(args):
             np.zeros(MAX_FIGHTERS, np.int64), np.zeros(MAX_FIGHTERS, np.int64), np.zeros(MAX_FIGHTERS, np.int64),
             np.zeros(MAX_FIGHTERS, np.int64), np.zeros(MAX_FIGHTERS, np.int64),
             np.zeros((n_shooters, SHOT_COLUMNS), np.int64), np.zeros(n_crew, np.int64), np.zeros(n_crew, np.int64),
-            np.zeros(n_crew, np.int64), np.zeros(gun_ok_start.shape[0], np.bool_))
+            np.zeros(n_crew, np.int64), np.zeros(gun_ok_start.shape[0], np.bool_),
+            guns_by_position(shooter_start, args[1], args[2]))
 
 
 @unmanaged_jit
@@ -77,7 +80,10 @@ def mission_trial(state, values, counters, ws, args):
      gun_ok_start, intercom_start, n_crew, return_probability, return_redraw, fire_model, fire_skill,
      fire_penalty, effect_kind, effect_lo, effect_hi, danado_counts_as_vp, shot_law, law_hits, fire_outcome) = args
     (dice, f_type, f_cell, f_hits, r_type, r_cell, r_hits, assigned, running, f_final, f_class, f_delayed,
-     shots, kills_crew, hits_crew, crew_mark, gun_ok) = ws
+     shots, kills_crew, hits_crew, crew_mark, gun_ok, by_position) = ws
+    position_start, position_shooter, position_gun = by_position
+    n_shooters = shooter_start.shape[0] - 1
+    planned = cfg[C_RETARGET] == 0 and cfg[C_POLICY] != POLICY_SPREAD
     n_metrics = values.shape[0]
     n_waves = wave_start.shape[0] - 1
     n_guns = gun_ok_start.shape[0]
@@ -114,9 +120,15 @@ def mission_trial(state, values, counters, ws, args):
         if n_f == 0:
             continue
         # 2. defensive fire with the current intercom / guns
-        n_shots = defensive_fire(state, dice, shooter_start, shooter_guns, cells, counts, gun_table,
-                                 type_table, cfg, n_f, f_type, f_cell, f_hits, gun_ok, intercom_ok,
-                                 assigned, running, shots, shot_law, law_hits)
+        if planned:         # defensive_fire's keep_firing path, declared on the guns that reach each fighter
+            n_shots = plan_by_position(position_start, position_shooter, position_gun, n_shooters, cells, counts,
+                                       type_table, cfg, n_f, f_type, f_cell, f_hits, gun_ok, intercom_ok, shots)
+            roll_planned(state, dice, cells, gun_table, type_table, cfg, f_type, f_cell, n_shots, shots, shot_law,
+                         law_hits)
+        else:
+            n_shots = defensive_fire(state, dice, shooter_start, shooter_guns, cells, counts, gun_table,
+                                     type_table, cfg, n_f, f_type, f_cell, f_hits, gun_ok, intercom_ok,
+                                     assigned, running, shots, shot_law, law_hits)
         finish_attack(gun_table, cfg, n_f, f_hits, n_shots, shots, f_final, f_class, f_delayed, kills_crew,
                       hits_crew, crew_mark)
         # 3. fighter fire (PLACEHOLDER model): effects act from the next wave on

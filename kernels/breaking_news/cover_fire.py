@@ -5,7 +5,7 @@ p_hit, hits, casualties, shocked.
 """
 from __future__ import annotations
 
-from kernels._jit import jit, parallel_jit
+from kernels._jit import inline_trial, parallel_jit
 from kernels.breaking_news.fire import survives_hits
 from kernels.driver import no_workspace, run_trials
 from kernels.rng import roll_die
@@ -14,7 +14,7 @@ N_METRICS = 5
 N_COUNTERS = 0
 
 
-@jit
+@inline_trial
 def cover_fire_trial(state, values, counters, ws, args):
     value, test_dice, hits_if_failed, save_face = args
     total = 0

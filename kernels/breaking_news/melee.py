@@ -15,7 +15,7 @@ defender_casualties.
 """
 from __future__ import annotations
 
-from kernels._jit import hot_jit, parallel_jit, unmanaged_jit
+from kernels._jit import hot_jit, inline_trial, parallel_jit, unmanaged_jit
 from kernels.breaking_news.fire import roll_hits, survives_hits
 from kernels.driver import no_workspace, run_trials
 from kernels.rng import roll_die
@@ -46,7 +46,7 @@ def attacker_score(state, att_melee, att_shocked, n_att, shock_mod, group):
     return best
 
 
-@unmanaged_jit
+@inline_trial
 def melee_trial(state, values, counters, ws, args):
     att_melee, att_shocked, n_att, def_melee, def_shocked, shock_mod, group, ties_reroll, max_rolls = args
     values[0] = 0
@@ -94,7 +94,7 @@ def figures_removed(state, hits, figures, save_face, pooled):
     return lost
 
 
-@unmanaged_jit
+@inline_trial
 def building_trial(state, values, counters, ws, args):
     """§11.1: every figure rolls its Melee value in dice; attackers hit on 6, defenders on 5+; both
     sides roll at once, then each saves against the other's hits."""

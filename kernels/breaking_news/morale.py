@@ -6,7 +6,7 @@ durante la batalla". No casualties: no test (a pass).
 """
 from __future__ import annotations
 
-from kernels._jit import hot_jit, jit, parallel_jit, unmanaged_jit
+from kernels._jit import hot_jit, inline_trial, parallel_jit, unmanaged_jit
 from kernels.breaking_news.fire import every_die_among
 from kernels.driver import no_workspace, run_trials
 from kernels.rng import roll_die
@@ -42,7 +42,7 @@ def drawn_morale_passes(state, n_dice, casualties, half_losses, powers):
     return not every_die_among(state, n_dice, b, powers)
 
 
-@jit
+@inline_trial
 def morale_trial(state, values, counters, ws, args):
     n_dice, casualties, half_losses = args
     ok = morale_passes(state, n_dice, casualties, half_losses)

@@ -8,7 +8,7 @@ automáticamente, conmocionada", and survived).
 """
 from __future__ import annotations
 
-from kernels._jit import jit, parallel_jit
+from kernels._jit import inline_trial, parallel_jit
 from kernels.breaking_news.fire import roll_hits, survives_hits
 from kernels.driver import no_workspace, run_trials
 
@@ -16,7 +16,7 @@ N_METRICS = 5
 N_COUNTERS = 0
 
 
-@jit
+@inline_trial
 def shot_trial(state, values, counters, ws, args):
     target_number, dice, hit_face, save_face, prone = args
     hits = roll_hits(state, dice, hit_face)

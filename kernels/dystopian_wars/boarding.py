@@ -3,7 +3,7 @@ melee round with both sides rolling simultaneously; capture when the defender is
 with 0 AP and the attacker with at least 1."""
 from __future__ import annotations
 
-from kernels._jit import parallel_jit, unmanaged_jit
+from kernels._jit import inline_trial, parallel_jit
 from kernels.driver import no_workspace, run_trials
 from kernels.dystopian_wars.attack import N_COUNTERS, roll_pool
 
@@ -11,7 +11,7 @@ from kernels.dystopian_wars.attack import N_COUNTERS, roll_pool
 N_METRICS = 5
 
 
-@unmanaged_jit
+@inline_trial
 def boarding_trial(state, values, counters, ws, args):
     """One boarding action: the values of the boarding metrics (spec 'boarding' B0-B5)."""
     (attacker_ap, n_defense, def_value, def_explodes, def_n, defender_ap, defender_dice, half_md,

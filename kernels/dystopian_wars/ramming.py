@@ -12,7 +12,7 @@ One kernel serves both questions:
 """
 from __future__ import annotations
 
-from kernels._jit import parallel_jit, unmanaged_jit
+from kernels._jit import inline_trial, parallel_jit
 from kernels.driver import run_trials, no_workspace
 from kernels.dystopian_wars.attack import N_COUNTERS, attack_damage, roll_pool
 
@@ -20,7 +20,7 @@ from kernels.dystopian_wars.attack import N_COUNTERS, attack_damage, roll_pool
 N_METRICS = 4
 
 
-@unmanaged_jit
+@inline_trial
 def exchange_trial(state, values, counters, ws, args):
     """One exchange: (damage to model 1, damage to model 2, model 1 destroyed, model 2
     destroyed). Model 1 is the first pool's target."""

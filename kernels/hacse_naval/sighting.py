@@ -5,14 +5,14 @@ so every round is a fresh roll. The chance of one roll comes from the placeholde
 """
 from __future__ import annotations
 
-from kernels._jit import parallel_jit, unmanaged_jit
+from kernels._jit import inline_trial, parallel_jit
 from kernels.driver import no_workspace, run_trials
 from kernels.rng import uniform01, uniform_int
 
 N_METRICS = 4   # p_sighted_within, p_sighted_round, rounds_to_sighting, rounds_to_sighting_if_seen
 
 
-@unmanaged_jit
+@inline_trial
 def sighting_trial(state, values, counters, ws, args):
     """Up to ``rounds`` rolls; the first success ends the search (spec §4.6).
 

@@ -3,7 +3,7 @@
 """
 from __future__ import annotations
 
-from kernels._jit import hot_jit, parallel_jit, unmanaged_jit
+from kernels._jit import hot_jit, inline_trial, parallel_jit
 from kernels.driver import no_workspace, run_trials
 from kernels.rng import roll_die
 
@@ -32,7 +32,7 @@ def evades(roll, evasion):
     return roll <= evasion
 
 
-@unmanaged_jit
+@inline_trial
 def escort_detection_trial(state, values, counters, ws, args):
     """Metrics per trial: p_detected, p_evaded, stress_added, in_range (spec §3.1).
 

@@ -1,7 +1,7 @@
 """Forming a Wolfpack (digest §6.5): join rolls of the boats called in the Area."""
 from __future__ import annotations
 
-from kernels._jit import jit, parallel_jit, unmanaged_jit
+from kernels._jit import inline_trial, jit, parallel_jit
 from kernels.driver import no_workspace, run_trials
 from kernels.rng import roll_die
 
@@ -17,7 +17,7 @@ def join_roll(face, attacked, join_min, attacked_modifier, stress_face, stress_f
     return joins, stress
 
 
-@unmanaged_jit
+@inline_trial
 def wolfpack_trial(state, values, counters, ws, args):
     """Metrics per trial: pack_size, alerted, stress_added, so_spent.
 
