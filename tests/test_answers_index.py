@@ -17,6 +17,9 @@ from tests.browser import SKIP, body_at_width, find_browser, screenshot
 from analyzer.core.questions import Metric
 from analyzer.outputs.answers import quantity_and_entity
 
+#: the module's tests share one expensive module fixture: one worker runs them all under pytest -n
+pytestmark = pytest.mark.xdist_group("answers_index")
+
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
 

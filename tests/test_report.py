@@ -13,6 +13,9 @@ from typer.testing import CliRunner
 from analyzer.cli.app import app
 from tests.browser import SKIP, body_tag, find_browser, screenshot
 
+#: the module's tests share one expensive module fixture: one worker runs them all under pytest -n
+pytestmark = pytest.mark.xdist_group("report")
+
 ROOT = Path(__file__).resolve().parent.parent
 SWEEP = ROOT / "scenarios" / "dystopian_wars" / "attack_ad_grid.yaml"
 runner = CliRunner()

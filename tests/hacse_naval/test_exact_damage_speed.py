@@ -248,7 +248,10 @@ def _pattern_compiled(params, rules):
     return D.compile_depth_charge(charges, p.sub, p.thrower.speed, ctx, Data(ctx)), len(p.candidates()), p.charges
 
 
-@pytest.mark.parametrize("rules", [{}, {"overrun_dice": "one_times_levels", "sub_leak_depth": "once"}])
+# the default rules' case takes ~35 s (the previous engine walks every pattern): make test-full runs it,
+# make test the other rules' case (~8 s), which exercises the same prefix sharing and cache
+@pytest.mark.parametrize("rules", [pytest.param({}, marks=pytest.mark.slow),
+                                   {"overrun_dice": "one_times_levels", "sub_leak_depth": "once"}])
 def test_pattern_states_equal_the_previous_engine_and_share_prefixes(rules):
     """Every pattern's state distribution (hence every metric) equals the engine before prefix sharing,
     the transition cache and the depth-damage memo within 1e-12; the charges folded are one per
