@@ -199,6 +199,11 @@ ROUNDS = 3
 #: a row whose fastest timed kernel section is shorter than this is "short": too little work
 #: for its ratio to be compared with a target (``--smoke``)
 SHORT_SECONDS = 0.05
+#: the least calling-thread CPU time of a 1-thread timing (:func:`measure`): a threaded side's 1-thread
+#: section is repeated until it has run this long. Measured (issue 32): with the section as long as one
+#: call, the exploding pool's 1-thread ratio to numpy (a ~35 ms section) was 10.6 on a quiet machine and
+#: 13.6 beside a CPU-bound process (28% apart), while the 44 rows with longer sections agreed within 10%
+ONE_THREAD_SECONDS = 0.25
 #: a row is "contended" when its kernel's 2-thread efficiency (t1 / (threads t_all), per trial)
 #: is below CONTENDED_EFFICIENCY while its threads got less than CONTENDED_CPU_SHARE of the
 #: cores (process CPU time / (wall time x threads) in the all-thread sections): another process
@@ -221,6 +226,11 @@ class Side:
     trials: int
     threaded: bool = True
     prepared: object = None
+    #: a single-threaded side timed as the best of this many calls a round: a numpy reference whose
+    #: large temporary arrays are sometimes faulted in again runs at two speeds (the exploding pool's
+    #: numpy reference, measured: 2.1e6 or 5.0e6 trials/s, call by call), which one call a round
+    #: turns into a 1-thread ratio of 9 or 24 at random
+    calls: int = 1
 
 
 def prepared_runner(prepared, seed: int = 1, key: int = 7) -> Callable[[int], None]:
@@ -242,8 +252,9 @@ def _timed(fn) -> tuple[float, float, float]:
 
 def measure(sides: dict[str, Side], rounds: int = ROUNDS, raw: bool = True) -> dict:
     """Time every side in turn, ``rounds`` rounds (a busy spell hits them all): each threaded
-    side on 1 numba thread, then on every thread; the others once; with ``raw``, the raw
-    generator's draws (:func:`analyzer.bench.draws.raw_draws`) the same way. Returns per side:
+    side on 1 numba thread (repeated until :data:`ONE_THREAD_SECONDS` of it), then on every thread;
+    the others once; with ``raw``, the raw generator's draws (:func:`analyzer.bench.draws.raw_draws`)
+    the same way. Returns per side:
     ``rate`` (best wall time; a threaded side on every thread), ``rates_1`` (per round, from the
     calling thread's CPU time on 1 thread: a kernel on 1 numba thread runs on the calling thread
     (numba's ``omp`` layer; measured: thread CPU = wall on an idle core, and 92-99 ms of CPU for
@@ -271,11 +282,18 @@ def measure(sides: dict[str, Side], rounds: int = ROUNDS, raw: bool = True) -> d
                 n1 = max(side.trials // threads, 1)
                 numba.set_num_threads(1)
                 try:
-                    wall, _, mine = _timed(lambda: side.run(n1))
+                    # repeated up to ONE_THREAD_SECONDS: a short section is what a competing process
+                    # disturbs most
+                    spent, calls = 0.0, 0
+                    while calls == 0 or spent < ONE_THREAD_SECONDS:
+                        wall, _, mine = _timed(lambda: side.run(n1))
+                        spent += mine if on_caller else wall
+                        calls += 1
                 finally:
                     numba.set_num_threads(threads)
-                timing[label]["one"].append((mine if on_caller else wall) / n1 * side.trials)
-            wall, cpu, mine = _timed(lambda: side.run(side.trials))
+                timing[label]["one"].append(spent / (calls * n1) * side.trials)
+            wall, cpu, mine = min((_timed(lambda: side.run(side.trials)) for _ in range(max(side.calls, 1))),
+                                  key=lambda x: x[0])
             timing[label]["all"].append(wall)
             timing[label]["cpu"].append(cpu)
             if not (side.threaded and threads > 1):
