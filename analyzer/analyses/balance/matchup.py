@@ -265,9 +265,34 @@ def _run_seated(sc, spec, cs: list[ContenderSpec], key, n_trials, on_trials) -> 
     notes = list(dict.fromkeys(note for p in preps for note in p.notes))
     notes.insert(0, f"seated: {n * n} ordered pairs (i in seat {spec.seats[0]}, j in seat {spec.seats[1]}) on one "
                     f"set of random streams, {n_trials:,} trials each; cell = P({spec.win}){draw}")
+    ref = [c.name for c in cs].index(spec.reference) if spec.reference else 0
+    notes += placeholder_caveats([c.name for c in cs], [[preps[i * n + i]] for i in range(n)], ref)
     return Matchup(sc, spec, "seated", [c.name for c in cs], [unwrap(s)[0] for s in sides], n_trials, sums, sizes,
                    f"P(row in seat A beats column in seat B){draw}", [], _union(preps), _union(preps, True),
                    _data_files(preps), notes, kernel_trials=n * n * n_trials)
+
+
+def placeholder_caveats(names: list[str], own: list, reference: int) -> list[str]:
+    """One note per contender whose games use PLACEHOLDER values that the reference's games do not,
+    or the other way round (``own[i]``: the prepared points of contender i's own games): its
+    difference to the reference may come from those values rather than from the rules (issue 30:
+    an Air Search fleet scored -0.79 VP against Intel on placeholder decks, shown without a word)."""
+    def keys(preps) -> dict:
+        return {(ph.path, ph.source): ph.path for p in preps for ph in p.placeholders if not ph.is_example}
+    sets = [keys(p) for p in own]
+    out = []
+    for i, name in enumerate(names):
+        if i == reference:
+            continue
+        only = {k: v for k, v in {**sets[i], **sets[reference]}.items() if (k in sets[i]) != (k in sets[reference])}
+        if not only:
+            continue
+        paths = sorted(set(only.values()))
+        shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+        out.append(f"{name} vs {names[reference]}: {len(only)} PLACEHOLDER value(s) are used by one of the two and "
+                   f"not the other ({shown}); the difference between them may come from those values, not from the "
+                   f"rules: enter the real values, or run analyzer sensitivity on either's scenario")
+    return out
 
 
 def _data_files(preps: list) -> list[dict]:
@@ -325,6 +350,8 @@ def _run_field(sc, spec, cs: list[ContenderSpec], key, n_trials, on_trials) -> M
     notes.insert(0, f"field: each contender runs alone on the same random streams (trial t of every contender "
                     f"uses the same numbers), {n_trials:,} trials; cell = P(row's {metric} is {better} than the "
                     f"column's in the same trial) + P(equal) / 2")
+    ref = [c.name for c in cs].index(spec.reference) if spec.reference else 0
+    notes += placeholder_caveats([c.name for c in cs], [[p] for p in preps], ref)
     return Matchup(sc, spec, "field", [c.name for c in cs], [unwrap(c.params)[0] for c in cs], n_trials, sums, sizes,
                    f"P(row's {metric} {better} than column's, same trial) + P(tie) / 2", [], _union(preps),
                    _union(preps, True), _data_files(preps), notes, metric_sums=metric_sums,
