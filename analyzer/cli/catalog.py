@@ -45,4 +45,4 @@ def list_(
                            if o["what_if"] else "")
                 lines.append(f"      rules.{plain(o['name'])}: {plain(' | '.join(o['values']))} "
                              f"(default {plain(o['default'])}){what_if} {plain(o['doc'])}")
-    out.print("\n".join(lines), highlight=False)
+    out.print("\n".join(lines), highlight=False, soft_wrap=True)
