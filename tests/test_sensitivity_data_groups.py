@@ -272,3 +272,28 @@ def test_a_contenders_cost_rests_only_on_the_values_it_adds_up():
     assert sorted(ph["path"] for ph in mines.placeholders) == sorted(levels + ["campaign.so_options.mine_laying.cost"])
     assert matchup.cost_note("u47_mines", mines) == ("cost of u47_mines (30) uses 1 PLACEHOLDER value(s) and "
                                                      "4 example value(s)")
+
+
+def test_data_check_validates_a_players_groups_file_beside_a_scenario(tmp_path):
+    """``data check`` reads a player's groups file as ``sensitivity`` would: a good one is listed
+    (JSON ``value_groups``: the file and the group names for the scenario's question), a malformed one
+    is an error (exit 2) naming the file and the field, before any sensitivity run would have met it."""
+    folder = tmp_path / "player"
+    _campaign(folder)
+    _groups_file(folder, [{"name": "deck counts", "paths": ["events.cards[*].count"]},
+                          {"name": "wolfpack only", "paths": ["x"], "questions": ["wolfpack"]}])
+    res = CliRunner().invoke(app, ["data", "check", str(folder), "--json"])
+    assert res.exit_code in (0, 1), res.output
+    scen = json.loads(res.output)["scenarios"]
+    assert [s["value_groups"] for s in scen] == [{"file": GROUPS_FILE, "groups": ["deck counts"]}]
+    text = CliRunner().invoke(app, ["data", "check", str(folder)]).output
+    assert f"reads the value groups of {GROUPS_FILE} (checked): deck counts" in " ".join(text.split())
+
+    _groups_file(folder, [{"name": "deck counts", "paths": ["events.cards[*].count"], "scale": 0.5}])
+    res = CliRunner().invoke(app, ["data", "check", str(folder)])
+    assert res.exit_code == 2
+    assert f"{GROUPS_FILE}: groups[0].scale: got 0.5; allowed: a number above 1" in " ".join(res.output.split())
+
+    (folder / GROUPS_FILE).unlink()
+    res = CliRunner().invoke(app, ["data", "check", str(folder), "--json"])
+    assert [s["value_groups"] for s in json.loads(res.output)["scenarios"]] == [None]

@@ -50,7 +50,22 @@ def _scenario_check(path: Path, root: Path) -> dict:
             entry = blocking.setdefault((ph.path, ph.source), {**_entry(ph, source=True), "points": []})
             entry["points"].append(point.index)
     return {"file": _rel(path, root), "points": len(sc.points), "blocking": list(blocking.values()),
-            "counts": {"blocking": len(blocking)}}
+            "counts": {"blocking": len(blocking)}, "value_groups": _groups_check(sc, root)}
+
+
+def _groups_check(sc, root: Path) -> dict | None:
+    """The player's value-groups file beside the scenario (``data/sensitivity_groups.yaml``, read by
+    ``sensitivity`` and ``--swap`` instead of the shipped one), validated as ``sensitivity`` reads it
+    (a malformed one is an error naming the file and field, exit 2): its path and group names, or None
+    when the scenario reads the shipped one."""
+    from analyzer.core import value_groups as vg
+    from analyzer.core.questions import questions_of
+
+    path = sc.path.parent / vg.GROUPS_FILE
+    if not path.is_file():
+        return None
+    groups = vg.read(path, [q.name for q in questions_of(sc.spec.game)], "scenario")
+    return {"file": _rel(path, root), "groups": [g.name for g in groups.for_question(sc.spec.question)]}
 
 
 def check_folder(root: Path) -> dict:
@@ -106,6 +121,10 @@ def _print(doc: dict, out: Console, limit: int | None) -> None:
         out.print("  (no scenario file in the folder)")
     for s in doc["scenarios"]:
         n = len(s["blocking"])
+        if s["value_groups"]:
+            g = s["value_groups"]
+            out.print(f"  [dim]{plain(s['file'])} reads the value groups of {plain(g['file'])} (checked): "
+                      f"{plain(', '.join(g['groups']) or 'none for its question')}[/]", highlight=False)
         if not n:
             out.print(f"[green]✓[/] [bold]{plain(s['file'])}[/]: nothing blocks strict: true "
                       f"({s['points']} point(s))", highlight=False)
@@ -132,7 +151,8 @@ def check(
                                        "other is a data file."),
     json_out: bool = typer.Option(False, "--json", help="Print the check as JSON on stdout (format_version, "
                                                         "counts, data_files with their placeholders and examples, "
-                                                        "scenarios with what blocks strict: true at which points) "
+                                                        "scenarios with what blocks strict: true at which points "
+                                                        "and the value groups file each reads beside it) "
                                                         "and nothing else."),
     show_all: bool = typer.Option(False, "--all", help="List every value; without it the checklist shows the "
                                                        "first 20 of each file and says how many more there are."),
@@ -142,7 +162,9 @@ def check(
     Lists, per data file below DIR, every value still written {ph: ..} (a placeholder: path = value, \
 note) and every example value {ex: ..} (and whether what its example establishes lets strict: \
 true accept it); then, per scenario file in DIR, what strict: true would refuse: every sweep \
-point is prepared with strict forced on, as 'run' refuses it (nothing is run).
+point is prepared with strict forced on, as 'run' refuses it (nothing is run). A value-groups file \
+beside a scenario (data/sensitivity_groups.yaml, read by 'sensitivity') is checked as sensitivity \
+reads it.
 
     Exit code: 0 when nothing blocks strict: true for any scenario file in DIR (also when DIR holds \
 none), 1 when something does, 2 on an error (a malformed file, a scenario that does not load).
