@@ -21,7 +21,8 @@ demo: $(STAMP)
 	$(BIN)/analyzer exact --rows 12 scenarios/b17/gun_matrix_skills.yaml
 
 # two worker processes (the machine's 2 cores): most of a cold run is numba compiling, one
-# kernel at a time per process; the Dask tests stay in one worker (--dist loadgroup). Before the
+# kernel at a time per process; the Dask tests stay in one worker (--dist loadgroup; tests/test_xdist_grouping.py
+# fails if the groups are lost, as with pytest 9.2: the test extra pins pytest<9.2). Before the
 # workers start, tests/conftest.py compiles every shipped question's kernels once, half in each of
 # two processes (tests/warmup.py; ANALYZER_NO_WARMUP=1 skips it), so the workers do not compile them twice.
 # `make test` leaves out the tests marked slow (the whole benchmark suite, 10^9-trial runs, wheel
