@@ -175,13 +175,11 @@ def value_groups(sc: scenario_mod.Scenario) -> tuple[list, list[str]]:
     group of the same name as a declared one replaces it, in its place. The notes name the groups file
     and each declaration it replaced."""
     from analyzer.core import value_groups as vg
-    from analyzer.core.questions import questions_of
 
     declared = list(sc.question.value_groups)
-    found = vg.find(sc.path.parent, sc.context(sc.points[0]).game_dir)
-    if found is None:
+    groups_file = vg.of_scenario(sc)
+    if groups_file is None:
         return declared, []
-    groups_file = vg.read(found[0], [q.name for q in questions_of(sc.spec.game)], found[1])
     data = {g.name: g for g in groups_file.for_question(sc.spec.question)}
     where = (f"{vg.GROUPS_FILE} beside the scenario" if groups_file.origin == "scenario"
              else f"the game's {vg.GROUPS_FILE} (shipped)")

@@ -59,13 +59,11 @@ def _groups_check(sc, root: Path) -> dict | None:
     (a malformed one is an error naming the file and field, exit 2): its path and group names, or None
     when the scenario reads the shipped one."""
     from analyzer.core import value_groups as vg
-    from analyzer.core.questions import questions_of
 
-    path = sc.path.parent / vg.GROUPS_FILE
-    if not path.is_file():
+    groups = vg.of_scenario(sc)
+    if groups is None or groups.origin != "scenario":
         return None
-    groups = vg.read(path, [q.name for q in questions_of(sc.spec.game)], "scenario")
-    return {"file": _rel(path, root), "groups": [g.name for g in groups.for_question(sc.spec.question)]}
+    return {"file": _rel(groups.path, root), "groups": [g.name for g in groups.for_question(sc.spec.question)]}
 
 
 def check_folder(root: Path) -> dict:

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from analyzer.core.errors import ScenarioError, suggest
 from analyzer.core.gamedata import DataError, is_wrapper, read_yaml
-from analyzer.core.questions import ValueGroup
+from analyzer.core.questions import ValueGroup, questions_of
 
 #: where a game's data names its value groups (relative to the scenario folder, then the game's)
 GROUPS_FILE = "data/sensitivity_groups.yaml"
@@ -72,6 +72,15 @@ def find(scenario_dir: Path, game_dir: Path) -> tuple[Path, str] | None:
         if p.is_file():
             return p, origin
     return None
+
+
+def of_scenario(sc) -> GroupsFile | None:
+    """The groups file the scenario ``sc`` reads (:func:`find`), read and validated against its game's
+    questions (:func:`read`); None when there is none."""
+    found = find(sc.path.parent, sc.context(sc.points[0]).game_dir)
+    if found is None:
+        return None
+    return read(found[0], [q.name for q in questions_of(sc.spec.game)], found[1])
 
 
 def _fail(path: Path, field: str, message: str) -> ScenarioError:

@@ -112,7 +112,12 @@ class Matchup:
 
     @property
     def reference(self) -> int:
-        return self.names.index(self.spec.reference) if self.spec.reference else 0
+        return reference_index(self.spec, self.names)
+
+
+def reference_index(spec, names: list[str]) -> int:
+    """Index in ``names`` of the matchup's reference contender (``spec.reference``; default the first)."""
+    return names.index(spec.reference) if spec.reference else 0
 
 
 def load(path: str | Path, *, trials: int | None = None, seed: int | None = None, force: bool = False,
@@ -265,9 +270,9 @@ def _run_seated(sc, spec, cs: list[ContenderSpec], key, n_trials, on_trials) -> 
     notes = list(dict.fromkeys(note for p in preps for note in p.notes))
     notes.insert(0, f"seated: {n * n} ordered pairs (i in seat {spec.seats[0]}, j in seat {spec.seats[1]}) on one "
                     f"set of random streams, {n_trials:,} trials each; cell = P({spec.win}){draw}")
-    ref = [c.name for c in cs].index(spec.reference) if spec.reference else 0
-    notes += placeholder_caveats([c.name for c in cs], [[preps[i * n + i]] for i in range(n)], ref)
-    return Matchup(sc, spec, "seated", [c.name for c in cs], [unwrap(s)[0] for s in sides], n_trials, sums, sizes,
+    names = [c.name for c in cs]
+    notes += placeholder_caveats(names, [[preps[i * n + i]] for i in range(n)], reference_index(spec, names))
+    return Matchup(sc, spec, "seated", names, [unwrap(s)[0] for s in sides], n_trials, sums, sizes,
                    f"P(row in seat A beats column in seat B){draw}", [], _union(preps), _union(preps, True),
                    _data_files(preps), notes, kernel_trials=n * n * n_trials)
 
@@ -350,9 +355,9 @@ def _run_field(sc, spec, cs: list[ContenderSpec], key, n_trials, on_trials) -> M
     notes.insert(0, f"field: each contender runs alone on the same random streams (trial t of every contender "
                     f"uses the same numbers), {n_trials:,} trials; cell = P(row's {metric} is {better} than the "
                     f"column's in the same trial) + P(equal) / 2")
-    ref = [c.name for c in cs].index(spec.reference) if spec.reference else 0
-    notes += placeholder_caveats([c.name for c in cs], [[p] for p in preps], ref)
-    return Matchup(sc, spec, "field", [c.name for c in cs], [unwrap(c.params)[0] for c in cs], n_trials, sums, sizes,
+    names = [c.name for c in cs]
+    notes += placeholder_caveats(names, [[p] for p in preps], reference_index(spec, names))
+    return Matchup(sc, spec, "field", names, [unwrap(c.params)[0] for c in cs], n_trials, sums, sizes,
                    f"P(row's {metric} {better} than column's, same trial) + P(tie) / 2", [], _union(preps),
                    _union(preps, True), _data_files(preps), notes, metric_sums=metric_sums,
                    kernel_trials=n * n_trials)
